@@ -1,0 +1,60 @@
+/**
+ * Builds the Fastify instance for a set of roles. `main.ts` listens; tests call `buildApp` and
+ * `listen` on port 0.
+ * @module
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config, Role } from './config.ts';
+import type { Pool } from './db/index.ts';
+import { registerErrorHandler } from './error-handler.ts';
+import { apiRoutes } from './api/index.ts';
+import { gatewayRoutes } from './chat/index.ts';
+import { webRoutes } from './web/index.ts';
+
+export interface AppOptions {
+  config: Config;
+  roles: readonly Role[];
+  /** Needed by the api and gateway roles. */
+  pool?: Pool;
+  /** Database URL the pool uses (the gateway's checkpointer opens its own connections). */
+  databaseUrl?: string;
+}
+
+export async function buildApp({ config, roles, pool, databaseUrl }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: config.bodyMaxBytes,
+    trustProxy: true,
+    // Requests carry an id that errors quote as their correlation id.
+    genReqId: () => crypto.randomUUID(),
+  });
+  registerErrorHandler(app);
+
+  // The gateway calls the api over HTTP; in one process that is this server's own address.
+  const apiUrl = () => config.apiUrl ?? localUrl(app);
+
+  if (roles.includes('api')) {
+    if (!pool) throw new Error('the api role needs a database pool');
+    await app.register(apiRoutes, { config, pool });
+  }
+  if (roles.includes('gateway')) {
+    if (!pool || !databaseUrl) throw new Error('the gateway role needs a database');
+    await app.register(gatewayRoutes, { config, pool, databaseUrl, apiUrl });
+  }
+  if (roles.includes('web')) await app.register(webRoutes);
+  else {
+    app.setNotFoundHandler((request, reply) =>
+      reply.status(404).send({ error: { code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
+    );
+  }
+  return app;
+}
+
+/** The address this server listens on, as a URL a local client can use. */
+export function localUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('the server is not listening yet');
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
+  return `http://${reachable}:${address.port}`;
+}

@@ -1,0 +1,115 @@
+/**
+ * Every setting, read from the environment once and validated. Defaults work on a fresh machine:
+ * embedded PostgreSQL, the offline model, demo users, generated service credentials.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+export const ROLES = ['web', 'api', 'gateway'] as const;
+export type Role = (typeof ROLES)[number];
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.url().optional());
+
+const EnvSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: optionalUrl,
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Public base URL (scheme://host[:port]) when behind a proxy that sets no X-Forwarded-* headers. */
+  PUBLIC_URL: optionalUrl,
+  /** Where the gateway reaches the api role. Unset: this process's own address. */
+  API_URL: optionalUrl,
+  /** OpenAI-compatible endpoint. Unset: the built-in offline model. */
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_API_KEY: z.string().default('offline'),
+  OPENAI_MODEL: z.string().default('airlock-offline-1'),
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** Pause between words of the offline model's answers. */
+  OFFLINE_MODEL_DELAY_MS: z.coerce.number().int().min(0).default(25),
+  APPROVAL_TIMEOUT_S: z.coerce.number().int().positive().default(300),
+  DEMO_USERS: bool.default(true),
+  DEMO_PASSWORD: z.string().min(8).optional(),
+  SERVICE_CLIENT_ID: z.string().default('airlock-gateway'),
+  SERVICE_CLIENT_SECRET: z.string().min(16).optional(),
+  JWT_ISSUER: z.string().default('airlock'),
+  USER_TOKEN_TTL_S: z.coerce.number().int().positive().default(8 * 3600),
+  SERVICE_TOKEN_TTL_S: z.coerce.number().int().positive().default(300),
+  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  LEASE_TTL_S: z.coerce.number().int().positive().default(30),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  publicUrl: string | undefined;
+  apiUrl: string | undefined;
+  model: { baseUrl: string | undefined; apiKey: string; name: string; timeoutMs: number; maxRetries: number };
+  offlineModelDelayMs: number;
+  approvalTimeoutS: number;
+  demoUsers: boolean;
+  demoPassword: string | undefined;
+  service: { clientId: string; clientSecret: string; secretGenerated: boolean };
+  jwt: { issuer: string; userTokenTtlS: number; serviceTokenTtlS: number };
+  uploadMaxBytes: number;
+  bodyMaxBytes: number;
+  leaseTtlS: number;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses the environment into a Config; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    apiUrl: e.API_URL?.replace(/\/+$/, ''),
+    model: {
+      baseUrl: e.OPENAI_BASE_URL?.replace(/\/+$/, ''),
+      apiKey: e.OPENAI_API_KEY,
+      name: e.OPENAI_MODEL,
+      timeoutMs: e.OPENAI_TIMEOUT_MS,
+      maxRetries: e.OPENAI_MAX_RETRIES,
+    },
+    offlineModelDelayMs: e.OFFLINE_MODEL_DELAY_MS,
+    approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
+    demoUsers: e.DEMO_USERS,
+    demoPassword: e.DEMO_PASSWORD,
+    service: {
+      clientId: e.SERVICE_CLIENT_ID,
+      // One process: a secret generated at start is shared in memory by the gateway and the api.
+      clientSecret: e.SERVICE_CLIENT_SECRET ?? randomBytes(24).toString('base64url'),
+      secretGenerated: e.SERVICE_CLIENT_SECRET === undefined,
+    },
+    jwt: { issuer: e.JWT_ISSUER, userTokenTtlS: e.USER_TOKEN_TTL_S, serviceTokenTtlS: e.SERVICE_TOKEN_TTL_S },
+    uploadMaxBytes: e.UPLOAD_MAX_BYTES,
+    bodyMaxBytes: e.BODY_MAX_BYTES,
+    leaseTtlS: e.LEASE_TTL_S,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  };
+}

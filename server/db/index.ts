@@ -1,0 +1,7 @@
+/** Database access: pool, migrations, embedded server. Table modules live beside this file. */
+export { createPool, withTransaction, withAdvisoryLock, isUniqueViolation } from './pool.ts';
+export type { Queryable, Pool, PoolClient } from './pool.ts';
+export { runMigrations, loadMigrations } from './migrate.ts';
+export type { Migration } from './migrate.ts';
+export { startEmbeddedPostgres, freePort } from './embedded.ts';
+export type { EmbeddedDatabase } from './embedded.ts';

@@ -1,0 +1,72 @@
+/**
+ * Composition root: reads the config, opens the database (embedded when DATABASE_URL is unset),
+ * applies migrations, starts the chosen roles on one port, and shuts down gracefully.
+ *
+ *   node --import tsx server/main.ts                 # web + api + gateway in one process
+ *   node --import tsx server/main.ts --role gateway  # one role (repeat --role or use a comma list)
+ * @module
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildApp, localUrl } from './app.ts';
+import { ConfigError, loadConfig, ROLES, type Role } from './config.ts';
+import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from './db/index.ts';
+
+function parseRoles(argv: string[]): Role[] {
+  const { values } = parseArgs({ args: argv, options: { role: { type: 'string', multiple: true } } });
+  const requested = (values.role ?? []).flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean);
+  if (requested.length === 0) return [...ROLES];
+  for (const role of requested) {
+    if (!(ROLES as readonly string[]).includes(role)) throw new ConfigError(`Unknown role "${role}"; expected one of ${ROLES.join(', ')}`);
+  }
+  return [...new Set(requested)] as Role[];
+}
+
+async function main(): Promise<void> {
+  const roles = parseRoles(process.argv.slice(2));
+  const config = loadConfig();
+  const split = roles.length < ROLES.length;
+  if (split && config.service.secretGenerated && roles.some((r) => r !== 'web')) {
+    throw new ConfigError('SERVICE_CLIENT_SECRET must be set when roles run in separate processes');
+  }
+
+  const needsDatabase = roles.some((r) => r !== 'web');
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (needsDatabase && !databaseUrl) {
+    embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+    databaseUrl = embedded.url;
+  }
+  const pool = databaseUrl ? createPool(databaseUrl) : undefined;
+  if (pool) await runMigrations(pool);
+
+  const app = await buildApp({ config, roles, pool, databaseUrl });
+  await app.listen({ host: config.host, port: config.port });
+  const url = config.publicUrl ?? localUrl(app);
+  process.stdout.write(`Airlock (${roles.join(', ')}) is ready at ${url}\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000);
+    force.unref();
+    try {
+      await app.close(); // stops accepting, ends open streams with a terminal message (preClose hooks)
+      await pool?.end();
+      await embedded?.stop();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : error?.stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,48 @@
+/**
+ * The test command: type check, unit + integration tests (vitest), UI build, end-to-end tests
+ * (Playwright through nginx). Ends with one line: `N passed, N failed`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+
+const bin = (name: string) => `node_modules/.bin/${name}`;
+let passed = 0;
+let failed = 0;
+
+function step(title: string, command: string, args: string[], env: Record<string, string> = {}): boolean {
+  process.stdout.write(`\n=== ${title} ===\n`);
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  return result.status === 0;
+}
+
+mkdirSync('test-results', { recursive: true });
+
+if (step('svelte-kit sync', bin('svelte-kit'), ['sync']) && step('type check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) passed++;
+else failed++;
+
+const vitestJson = 'test-results/vitest.json';
+const vitestOk = step('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+if (existsSync(vitestJson)) {
+  const report = JSON.parse(readFileSync(vitestJson, 'utf8')) as { numPassedTests: number; numFailedTests: number };
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  if (!vitestOk && report.numFailedTests === 0) failed++; // a suite that failed to load
+} else failed++;
+
+const built = step('build', bin('vite'), ['build']);
+if (!built) failed++;
+else if (existsSync('playwright.config.ts')) {
+  const playwrightJson = 'test-results/playwright.json';
+  const e2eOk = step('end-to-end (Playwright, Chromium, nginx)', bin('playwright'), ['test', '--reporter=list,json'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson,
+  });
+  if (existsSync(playwrightJson)) {
+    const report = JSON.parse(readFileSync(playwrightJson, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number } };
+    passed += report.stats.expected + report.stats.flaky;
+    failed += report.stats.unexpected;
+    if (!e2eOk && report.stats.unexpected === 0) failed++;
+  } else failed++;
+}
+
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(failed === 0 ? 0 : 1);
