@@ -1,0 +1,187 @@
+/**
+ * The /chat handler: one turn of the conversation, streamed as ChatMessages.
+ *
+ *   validate -> conversation (create on first message) -> lease (CONVERSATION_BUSY)
+ *     -> action? resolve the pending approval(s) atomically -> confirm_resolved -> agent.resume
+ *     -> else: resolve stale approvals as denied -> user message -> agent.run
+ *   -> stream tokens and tool cards (persisted as they happen)
+ *   -> on approval_required: approval rows + confirm_required, the stream ends (checkpoint in PG)
+ * @module
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { AgentEvent, AgentRuntime, ApprovalDecision } from '../agent/index.ts';
+import { createApproval, listPendingApprovals, resolveApproval } from '../db/approvals.ts';
+import { createConversation, getConversationForUser } from '../db/conversations.ts';
+import type { Pool } from '../db/index.ts';
+import { AirlockError, isAirlockError } from '../errors.ts';
+import type { EndpointRequest } from '../gradio/index.ts';
+import { approvalPrompt, hashArgs, resolvePendingApproval } from './approval-policy.ts';
+import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
+import type { ChatIdentity } from './identity.ts';
+import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
+import { ConversationLease } from './lease.ts';
+import { Transcript } from './transcript.ts';
+
+export interface ChatHandlerDeps {
+  pool: Pool;
+  agent: AgentRuntime;
+  approvalTimeoutS: number;
+  leaseTtlS: number;
+  log: FastifyBaseLogger;
+  now?: () => Date;
+}
+
+type Output = [ChatMessage];
+
+export function createChatHandler(deps: ChatHandlerDeps) {
+  const now = deps.now ?? (() => new Date());
+
+  return async function* handleChat(request: EndpointRequest<ChatIdentity>): AsyncGenerator<Output> {
+    const user = request.identity;
+    let conversationId = '';
+    let content = '';
+    const emit = (metadata: ChatMetadata): Output => [chatMessage(conversationId, content, metadata)];
+    const fail = (error: AirlockError): Output =>
+      emit({ type: 'error', code: error.code, detail: error.message, retryable: error.retryable });
+
+    let input: ChatInput;
+    try {
+      input = normalizeChatInput(request.data, request.eventData);
+    } catch (error) {
+      if (!(error instanceof ChatInputError)) throw error;
+      yield fail(new AirlockError('VALIDATION_ERROR', error.message));
+      return;
+    }
+    if (!input.action && !input.text && input.files.length === 0) {
+      yield fail(new AirlockError('VALIDATION_ERROR', 'The message is empty.'));
+      return;
+    }
+
+    if (input.conversationId) {
+      const conversation = await getConversationForUser(deps.pool, { userId: user.userId, conversationId: input.conversationId });
+      if (!conversation) {
+        yield fail(input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.'));
+        return;
+      }
+      conversationId = conversation.id;
+    } else if (input.action) {
+      yield fail(new AirlockError('APPROVAL_NOT_FOUND'));
+      return;
+    } else {
+      conversationId = (await createConversation(deps.pool, { userId: user.userId, title: input.text || 'Attachments' })).id;
+    }
+
+    const lease = await ConversationLease.acquire(deps.pool, conversationId, request.eventId, deps.leaseTtlS);
+    if (!lease) {
+      yield fail(new AirlockError('CONVERSATION_BUSY'));
+      return;
+    }
+    const transcript = new Transcript(deps.pool, conversationId);
+    let paused = false;
+    try {
+      const decisions: Record<string, ApprovalDecision> = {};
+      for (const approval of await listPendingApprovals(deps.pool, conversationId)) {
+        const resolution = resolvePendingApproval({ expiresAt: approval.expiresAt, action: input.action, now: now() });
+        const resolved = await resolveApproval(deps.pool, {
+          id: approval.id,
+          userId: user.userId,
+          status: resolution.outcome,
+          reason: resolution.reason,
+          now: now(),
+        });
+        if (!resolved) continue; // resolved by a concurrent request: it resumes, not this one
+        decisions[approval.interruptId] = resolution.decision;
+        await transcript.approvalResolved(approval.id, resolution.result);
+        yield emit({ type: 'confirm_resolved', result: resolution.result, approval_id: approval.id });
+      }
+
+      const runContext = { threadId: conversationId, userToken: user.token, conversationId, signal: request.signal };
+      let events: AsyncIterable<AgentEvent>;
+      if (input.action) {
+        if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
+        events = deps.agent.resume({ ...runContext, decisions });
+      } else {
+        if (Object.keys(decisions).length > 0) {
+          // Close the paused turn first (the tool calls get their denial), then take the new message.
+          for await (const _ of deps.agent.resume({ ...runContext, decisions })) void _;
+        }
+        await transcript.user(input.text, input.files);
+        events = deps.agent.run({ ...runContext, text: withFileNotes(input) });
+      }
+
+      for await (const event of events) {
+        if (event.type === 'approval_required') {
+          const expiresAt = new Date(now().getTime() + deps.approvalTimeoutS * 1000);
+          for (const pending of event.approvals) {
+            const prompt = approvalPrompt(pending.tool, pending.args);
+            const approval = await createApproval(deps.pool, {
+              conversationId,
+              threadId: conversationId,
+              interruptId: pending.interruptId,
+              toolCallId: pending.toolCallId,
+              tool: pending.tool,
+              args: pending.args,
+              argsHash: hashArgs(pending.args),
+              prompt,
+              requestedBy: user.userId,
+              expiresAt,
+            });
+            const card = { approvalId: approval.id, tool: pending.tool, input: pending.args, prompt, expiresAt, timeoutS: deps.approvalTimeoutS };
+            await transcript.approvalRequested(card);
+            yield emit({
+              type: 'confirm_required',
+              prompt,
+              thread_id: conversationId,
+              approval_id: approval.id,
+              tool: pending.tool,
+              input: pending.args,
+              expires_at: expiresAt.toISOString(),
+              timeout_s: deps.approvalTimeoutS,
+            });
+          }
+          await lease.handOverToApproval(expiresAt);
+          paused = true;
+          return;
+        }
+        if (event.type === 'done') continue;
+        const metadata = agentEventMetadata(event);
+        if (!metadata) continue;
+        if (event.type === 'token') {
+          content += event.token;
+          await transcript.token(event.token);
+        } else if (event.type === 'tool_start') {
+          await transcript.toolStart(event.tool, event.input, event.toolCallId);
+        } else if (event.type === 'tool_end') {
+          await transcript.toolEnd(event.toolCallId, { output: event.output, durationMs: event.durationMs });
+        } else if (event.type === 'tool_error') {
+          await transcript.toolEnd(event.toolCallId, { error: event.error, code: event.code });
+        }
+        yield emit(metadata);
+        if (event.type === 'tool_error' && (event.code === 'FORBIDDEN' || event.code === 'UNAUTHORIZED')) {
+          yield fail(new AirlockError(event.code, event.error));
+        }
+      }
+      await transcript.endAnswer();
+    } catch (error) {
+      if (request.signal.aborted) {
+        await transcript.endAnswer({ cancelled: true }).catch(() => {});
+        throw error;
+      }
+      const airlockError = isAirlockError(error)
+        ? error
+        : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${request.eventId}).`, { cause: error });
+      if (airlockError.code === 'INTERNAL') deps.log.error({ err: error, correlationId: request.eventId }, '/chat failed');
+      await transcript.endAnswer({ error: { code: airlockError.code, detail: airlockError.message } }).catch(() => {});
+      yield fail(airlockError);
+    } finally {
+      if (!paused) await lease.release().catch(() => {});
+    }
+  };
+}
+
+/** The model sees attachments as a short note; the files themselves stay on the gateway. */
+function withFileNotes(input: ChatInput): string {
+  if (input.files.length === 0) return input.text;
+  const names = input.files.map((f) => f.orig_name ?? f.path.split('/').pop()).join(', ');
+  return `${input.text}\n\n[Attached files: ${names}]`.trim();
+}

@@ -1,0 +1,22 @@
+/**
+ * The LangGraph checkpointer in PostgreSQL, in the schema the pool's search_path selects
+ * (`public` in production, a per-file schema in tests).
+ * @module
+ */
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import pg from 'pg';
+import { withAdvisoryLock, type Pool } from '../db/index.ts';
+
+/**
+ * Opens a saver on its own small pool and runs its setup once: two concurrent `setup()` calls on
+ * a fresh schema race (langgraph-notes §3), so it holds an advisory lock.
+ */
+export async function createCheckpointer(pool: Pool, databaseUrl: string): Promise<PostgresSaver> {
+  const { rows } = await pool.query<{ schema: string }>('SELECT current_schema() AS schema');
+  const schema = rows[0]?.schema ?? 'public';
+  const saverPool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
+  saverPool.on('error', () => {});
+  const saver = new PostgresSaver(saverPool, undefined, { schema });
+  await withAdvisoryLock(pool, 'airlock:checkpointer-setup', () => saver.setup());
+  return saver;
+}

@@ -1,0 +1,36 @@
+/**
+ * Who is chatting: the user JWT from the Gradio request's `Authorization: Bearer` header,
+ * verified like every user token (signature, claims, revocation). Missing or invalid: null, which
+ * the Gradio server answers with 401.
+ * @module
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface ChatIdentity {
+  userId: string;
+  username: string;
+  role: string;
+  /** The raw token, forwarded to the backend API as X-User-JWT by the agent's tools. */
+  token: string;
+}
+
+export type UserTokenVerifier = (token: string) => Promise<{ userId: string; username: string; role: string }>;
+
+export function bearerToken(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = value ? /^Bearer\s+([^\s,]+)\s*$/i.exec(value) : null;
+  return match ? match[1] : null;
+}
+
+export function createChatAuthenticator(verify: UserTokenVerifier) {
+  return async (headers: IncomingHttpHeaders): Promise<ChatIdentity | null> => {
+    const token = bearerToken(headers.authorization);
+    if (!token) return null;
+    try {
+      const user = await verify(token);
+      return { userId: user.userId, username: user.username, role: user.role, token };
+    } catch {
+      return null;
+    }
+  };
+}

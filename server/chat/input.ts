@@ -1,0 +1,89 @@
+/**
+ * Normalises the /chat call shapes into one input. The data slots follow the endpoint's
+ * parameters (message, conversation_id, action, text, files); the ADR's three-argument shape puts
+ * the conversation id and action in `event_data` instead, so those are the fallback.
+ * @module
+ */
+import { z } from 'zod';
+
+export type ChatAction = 'confirm' | 'deny';
+
+export interface FileRef {
+  path: string;
+  orig_name?: string;
+  size?: number;
+  mime_type?: string;
+  url?: string;
+}
+
+export interface ChatInput {
+  text: string;
+  files: FileRef[];
+  conversationId: string | null;
+  action: ChatAction | null;
+}
+
+export class ChatInputError extends Error {
+  override readonly name = 'ChatInputError';
+}
+
+const FileSchema = z
+  .union([
+    z.string().min(1).transform((path) => ({ path })),
+    z.looseObject({ path: z.string().min(1), orig_name: z.string().nullish(), size: z.number().nullish(), mime_type: z.string().nullish(), url: z.string().nullish() }),
+  ])
+  .transform((f): FileRef => {
+    const ref: FileRef = { path: f.path };
+    if ('orig_name' in f && f.orig_name) ref.orig_name = f.orig_name.split(/[\\/]/).pop();
+    if ('size' in f && typeof f.size === 'number') ref.size = f.size;
+    if ('mime_type' in f && f.mime_type) ref.mime_type = f.mime_type;
+    if ('url' in f && f.url) ref.url = f.url;
+    return ref;
+  });
+
+const FilesSchema = z.array(FileSchema).max(10, 'at most 10 files per message');
+const MessageObjectSchema = z.looseObject({ text: z.string('message.text must be a string').nullish(), files: z.unknown().optional() });
+const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID)');
+const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
+
+const blank = (v: unknown) => v === null || v === undefined || v === '';
+
+function pick(slot: unknown, fallback: unknown): unknown {
+  return blank(slot) ? (blank(fallback) ? null : fallback) : slot;
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ChatInputError(`${field}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}
+
+/** Turns the endpoint's data slots and the join's event_data into a ChatInput, or throws ChatInputError. */
+export function normalizeChatInput(data: readonly unknown[], eventData: unknown): ChatInput {
+  const [message, conversationSlot, actionSlot, textSlot, filesSlot] = data;
+  const extra = Array.isArray(eventData) ? eventData : [];
+
+  let text = '';
+  let files: FileRef[] = [];
+  if (!blank(message)) {
+    if (typeof message === 'string') text = message;
+    else {
+      if (typeof message !== 'object' || Array.isArray(message)) throw new ChatInputError('message: expected a string or {text, files}');
+      const parsed = parse(MessageObjectSchema, message, 'message');
+      text = parsed.text ?? '';
+      if (!blank(parsed.files)) files = parse(FilesSchema, parsed.files, 'files');
+    }
+  }
+  // The ADR's `submit("/chat", {text, files}, [...])` arrives in the text/files slots.
+  if (!text && typeof textSlot === 'string') text = textSlot;
+  if (files.length === 0 && !blank(filesSlot)) files = parse(FilesSchema, filesSlot, 'files');
+
+  const conversationId = pick(conversationSlot, extra[0]);
+  const action = pick(actionSlot, extra[1]);
+  return {
+    text: text.trim(),
+    files,
+    conversationId: conversationId === null ? null : parse(IdSchema, conversationId, 'conversation_id'),
+    action: action === null ? null : parse(ActionSchema, action, 'action'),
+  };
+}

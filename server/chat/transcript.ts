@@ -1,0 +1,112 @@
+/**
+ * Writes the conversation as it happens: the user message, tool cards, approval cards and the
+ * answer, in the shapes the UI renders (CONTRACTS.md §4). Answer text is kept in memory and
+ * written at segment ends (a tool call, a pause, the end, a cancel) and every few seconds, not
+ * per token.
+ * @module
+ */
+import { appendMessage, updateMessage, updateMessagesByMetadata } from '../db/messages.ts';
+import type { Queryable } from '../db/index.ts';
+import type { ErrorCode } from '../errors.ts';
+import type { FileRef } from './input.ts';
+
+const FLUSH_EVERY_MS = 2_000;
+
+export class Transcript {
+  readonly #db: Queryable;
+  readonly #conversationId: string;
+  readonly #toolMessageIds = new Map<string, string>();
+  #answer: { id: string | null; text: string; flushedAt: number } | null = null;
+
+  constructor(db: Queryable, conversationId: string) {
+    this.#db = db;
+    this.#conversationId = conversationId;
+  }
+
+  async user(text: string, files: FileRef[]): Promise<void> {
+    await appendMessage(this.#db, {
+      conversationId: this.#conversationId,
+      role: 'user',
+      content: text,
+      metadata: files.length ? { files } : {},
+    });
+  }
+
+  async token(token: string): Promise<void> {
+    if (!this.#answer) {
+      const row = await appendMessage(this.#db, { conversationId: this.#conversationId, role: 'assistant', content: token, metadata: { type: 'answer' } });
+      this.#answer = { id: row.id, text: token, flushedAt: Date.now() };
+      return;
+    }
+    this.#answer.text += token;
+    if (Date.now() - this.#answer.flushedAt > FLUSH_EVERY_MS) await this.#flushAnswer();
+  }
+
+  async toolStart(tool: string, input: unknown, toolCallId: string): Promise<void> {
+    await this.endAnswer();
+    const row = await appendMessage(this.#db, {
+      conversationId: this.#conversationId,
+      role: 'assistant',
+      content: '',
+      metadata: { type: 'tool', tool, input, tool_call_id: toolCallId, status: 'running' },
+    });
+    this.#toolMessageIds.set(toolCallId, row.id);
+  }
+
+  async toolEnd(toolCallId: string, result: { output: unknown; durationMs: number } | { error: string; code?: ErrorCode }): Promise<void> {
+    const id = this.#toolMessageIds.get(toolCallId);
+    const patch = 'error' in result
+      ? { status: 'error', error: result.error, ...(result.code ? { code: result.code } : {}) }
+      : { status: 'done', output: result.output, duration_ms: result.durationMs };
+    if (id) await updateMessage(this.#db, id, { metadataPatch: patch });
+    else await updateMessagesByMetadata(this.#db, this.#conversationId, { tool_call_id: toolCallId }, patch);
+  }
+
+  async approvalRequested(card: {
+    approvalId: string;
+    tool: string;
+    input: Record<string, unknown>;
+    prompt: string;
+    expiresAt: Date;
+    timeoutS: number;
+  }): Promise<void> {
+    await this.endAnswer();
+    await appendMessage(this.#db, {
+      conversationId: this.#conversationId,
+      role: 'assistant',
+      content: '',
+      metadata: {
+        type: 'approval',
+        approval_id: card.approvalId,
+        tool: card.tool,
+        input: card.input,
+        prompt: card.prompt,
+        expires_at: card.expiresAt.toISOString(),
+        timeout_s: card.timeoutS,
+        status: 'pending',
+      },
+    });
+  }
+
+  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired'): Promise<void> {
+    await updateMessagesByMetadata(this.#db, this.#conversationId, { approval_id: approvalId }, { status });
+  }
+
+  /** Writes the current answer segment and starts a new one at the next token. */
+  async endAnswer(extra: Record<string, unknown> = {}): Promise<void> {
+    if (!this.#answer) {
+      if (Object.keys(extra).length) {
+        await appendMessage(this.#db, { conversationId: this.#conversationId, role: 'assistant', content: '', metadata: { type: 'answer', ...extra } });
+      }
+      return;
+    }
+    await this.#flushAnswer(extra);
+    this.#answer = null;
+  }
+
+  async #flushAnswer(extra: Record<string, unknown> = {}): Promise<void> {
+    const answer = this.#answer!;
+    await updateMessage(this.#db, answer.id!, { content: answer.text, ...(Object.keys(extra).length ? { metadataPatch: extra } : {}) });
+    answer.flushedAt = Date.now();
+  }
+}

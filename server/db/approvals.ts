@@ -1,0 +1,115 @@
+/**
+ * The approvals table. The pending -> approved|denied|expired transition is one conditional UPDATE,
+ * so a double confirm resolves (and resumes) once.
+ * @module
+ */
+import type { Queryable } from './pool.ts';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+
+export interface Approval {
+  id: string;
+  conversationId: string;
+  threadId: string;
+  interruptId: string;
+  toolCallId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  argsHash: string;
+  prompt: string;
+  requestedBy: string;
+  status: ApprovalStatus;
+  reason: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  resolvedAt: Date | null;
+}
+
+interface ApprovalRow {
+  id: string;
+  conversation_id: string;
+  thread_id: string;
+  interrupt_id: string;
+  tool_call_id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  args_hash: string;
+  prompt: string;
+  requested_by: string;
+  status: ApprovalStatus;
+  reason: string | null;
+  created_at: Date;
+  expires_at: Date;
+  resolved_at: Date | null;
+}
+
+function toApproval(row: ApprovalRow): Approval {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    threadId: row.thread_id,
+    interruptId: row.interrupt_id,
+    toolCallId: row.tool_call_id,
+    tool: row.tool,
+    args: row.args,
+    argsHash: row.args_hash,
+    prompt: row.prompt,
+    requestedBy: row.requested_by,
+    status: row.status,
+    reason: row.reason,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    resolvedAt: row.resolved_at,
+  };
+}
+
+export interface NewApproval {
+  conversationId: string;
+  threadId: string;
+  interruptId: string;
+  toolCallId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  argsHash: string;
+  prompt: string;
+  requestedBy: string;
+  expiresAt: Date;
+}
+
+/** Records a pending approval; a repeat for the same interrupt returns the existing row. */
+export async function createApproval(q: Queryable, a: NewApproval): Promise<Approval> {
+  const { rows } = await q.query<ApprovalRow>(
+    `INSERT INTO approvals (conversation_id, thread_id, interrupt_id, tool_call_id, tool, args, args_hash, prompt, requested_by, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (thread_id, interrupt_id) DO UPDATE SET thread_id = EXCLUDED.thread_id
+     RETURNING *`,
+    [a.conversationId, a.threadId, a.interruptId, a.toolCallId, a.tool, JSON.stringify(a.args), a.argsHash, a.prompt, a.requestedBy, a.expiresAt],
+  );
+  return toApproval(rows[0]);
+}
+
+/** Pending approvals of a conversation, oldest first. */
+export async function listPendingApprovals(q: Queryable, conversationId: string): Promise<Approval[]> {
+  const { rows } = await q.query<ApprovalRow>(
+    `SELECT * FROM approvals WHERE conversation_id = $1 AND status = 'pending' ORDER BY created_at, id`,
+    [conversationId],
+  );
+  return rows.map(toApproval);
+}
+
+/**
+ * Atomically moves one pending approval requested by `userId` to `status`. Returns the updated row,
+ * or null when it was not pending any more (already resolved by a concurrent request) or not theirs.
+ */
+export async function resolveApproval(
+  q: Queryable,
+  r: { id: string; userId: string; status: Exclude<ApprovalStatus, 'pending'>; reason: string; now: Date },
+): Promise<Approval | null> {
+  const { rows } = await q.query<ApprovalRow>(
+    `UPDATE approvals SET status = $3, reason = $4, resolved_at = $5, resolved_by = $2
+     WHERE id = $1 AND requested_by = $2 AND status = 'pending'
+     RETURNING *`,
+    [r.id, r.userId, r.status, r.reason, r.now],
+  );
+  return rows[0] ? toApproval(rows[0]) : null;
+}
