@@ -1,0 +1,171 @@
+/**
+ * The conversations table: one row per chat, owned by one user. The title is derived from the
+ * first user message (trigger in 004_conversations.sql) until it is set explicitly; `search` is a
+ * tsvector over the title and the messages' text, kept by triggers.
+ * @module
+ */
+import type { Queryable } from './pool.ts';
+
+export interface Conversation {
+  id: string;
+  userId: string;
+  title: string;
+  archived: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface ConversationRow {
+  id: string;
+  user_id: string;
+  title: string;
+  archived: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'c.id, c.user_id, c.title, c.archived, c.created_at, c.updated_at';
+
+function toConversation(row: ConversationRow): Conversation {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    title: row.title,
+    archived: row.archived,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a string PostgreSQL accepts as a uuid (so lookups of junk ids answer "not found"). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/**
+ * Creates a conversation for a user. `title` wins; else a title derived from `text` (the first
+ * message, whitespace collapsed, at most 60 characters); else the placeholder "New conversation",
+ * which the first user message appended later replaces.
+ * @example const conv = await createConversation(pool, { userId, text: 'Deploy checkout to staging' });
+ */
+export async function createConversation(
+  q: Queryable,
+  input: { userId: string; title?: string | null; text?: string | null; id?: string },
+): Promise<Conversation> {
+  const { rows } = await q.query<ConversationRow>(
+    `WITH t AS (SELECT coalesce(nullif(btrim($2), ''), airlock_derive_title($3)) AS title)
+     INSERT INTO conversations AS c (id, user_id, title, title_auto)
+     SELECT coalesce($4::uuid, gen_random_uuid()), $1, coalesce(t.title, 'New conversation'), t.title IS NULL FROM t
+     RETURNING ${COLUMNS}`,
+    [input.userId, input.title ?? null, input.text ?? null, input.id ?? null],
+  );
+  return toConversation(rows[0]);
+}
+
+/**
+ * The conversation when it exists AND belongs to `userId` (archived ones included), else null.
+ * Another user's conversation is null, exactly like a missing one.
+ */
+export async function getConversationForUser(
+  q: Queryable,
+  input: { id: string; userId: string },
+): Promise<Conversation | null> {
+  if (!isUuid(input.id)) return null;
+  const { rows } = await q.query<ConversationRow>(
+    `SELECT ${COLUMNS} FROM conversations c WHERE c.id = $1 AND c.user_id = $2`,
+    [input.id, input.userId],
+  );
+  return rows[0] ? toConversation(rows[0]) : null;
+}
+
+/** Marks activity now (appending a message does this already, by trigger). */
+export async function touchConversation(q: Queryable, id: string): Promise<void> {
+  await q.query('UPDATE conversations SET updated_at = greatest(now(), updated_at) WHERE id = $1', [id]);
+}
+
+/** Sets an explicit title (no longer replaced by a derived one). Null when not the user's. */
+export async function renameConversation(
+  q: Queryable,
+  input: { id: string; userId: string; title: string },
+): Promise<Conversation | null> {
+  if (!isUuid(input.id)) return null;
+  const { rows } = await q.query<ConversationRow>(
+    `UPDATE conversations c SET title = $3, title_auto = false, updated_at = greatest(now(), updated_at)
+     WHERE c.id = $1 AND c.user_id = $2 RETURNING ${COLUMNS}`,
+    [input.id, input.userId, input.title],
+  );
+  return rows[0] ? toConversation(rows[0]) : null;
+}
+
+/** Archives (soft delete) or restores. Null when not the user's. */
+export async function setConversationArchived(
+  q: Queryable,
+  input: { id: string; userId: string; archived: boolean },
+): Promise<Conversation | null> {
+  if (!isUuid(input.id)) return null;
+  const { rows } = await q.query<ConversationRow>(
+    `UPDATE conversations c SET archived = $3 WHERE c.id = $1 AND c.user_id = $2 RETURNING ${COLUMNS}`,
+    [input.id, input.userId, input.archived],
+  );
+  return rows[0] ? toConversation(rows[0]) : null;
+}
+
+/** Keyset position in a listing: exact text forms, so no precision is lost on the way back. */
+export interface ConversationCursor {
+  updatedAt: string;
+  id: string;
+  /** Present when the listing was a search (ordered by rank first). */
+  rank?: string;
+}
+
+export interface ConversationPage {
+  items: Conversation[];
+  next: ConversationCursor | null;
+}
+
+/**
+ * A user's conversations, newest activity first (search: best match first), keyset-paged so rows
+ * inserted meanwhile never shift or repeat later pages.
+ */
+export async function listConversations(
+  q: Queryable,
+  input: { userId: string; archived: boolean; query?: string; after?: ConversationCursor | null; limit: number },
+): Promise<ConversationPage> {
+  const search = input.query?.trim() ? input.query.trim() : null;
+  const params: unknown[] = [input.userId, input.archived, input.limit + 1];
+  let rankExpr = 'NULL::real';
+  const where = ['c.user_id = $1', 'c.archived = $2'];
+  if (search) {
+    params.push(search);
+    const tsq = `websearch_to_tsquery('english', $${params.length})`;
+    where.push(`c.search @@ ${tsq}`);
+    rankExpr = `ts_rank(c.search, ${tsq})`;
+  }
+  const after = input.after;
+  if (after) {
+    params.push(after.updatedAt, after.id);
+    const [u, i] = [`$${params.length - 1}::timestamptz`, `$${params.length}::uuid`];
+    if (search && after.rank !== undefined) {
+      params.push(after.rank);
+      const r = `$${params.length}::real`;
+      where.push(`(${rankExpr} < ${r} OR (${rankExpr} = ${r} AND (c.updated_at, c.id) < (${u}, ${i})))`);
+    } else {
+      where.push(`(c.updated_at, c.id) < (${u}, ${i})`);
+    }
+  }
+  const order = search ? 'rank DESC, c.updated_at DESC, c.id DESC' : 'c.updated_at DESC, c.id DESC';
+  const { rows } = await q.query<ConversationRow & { rank: string | null; updated_at_key: string }>(
+    `SELECT ${COLUMNS}, (${rankExpr})::text AS rank, c.updated_at::text AS updated_at_key
+     FROM conversations c WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $3`,
+    params,
+  );
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  const next =
+    rows.length > input.limit && last
+      ? { updatedAt: last.updated_at_key, id: last.id, ...(search && last.rank !== null ? { rank: last.rank } : {}) }
+      : null;
+  return { items: page.map(toConversation), next };
+}

@@ -1,0 +1,168 @@
+/**
+ * The messages table: a conversation's transcript in `seq` order (bigserial, so order is stable
+ * even when two rows share a created_at). Appending is idempotent by a client `request_id`.
+ * Inserting a message also touches the conversation, derives its title from the first user
+ * message and extends its search vector (trigger in 004_conversations.sql).
+ * @module
+ */
+import { AirlockError } from '../errors.ts';
+import { isUuid } from './conversations.ts';
+import type { Queryable } from './pool.ts';
+
+export type MessageRole = 'user' | 'assistant';
+
+export interface Message {
+  id: string;
+  conversationId: string;
+  /** Position in the whole table; only its order matters. A string: bigint. */
+  seq: string;
+  role: MessageRole;
+  content: string;
+  metadata: Record<string, unknown>;
+  requestId: string | null;
+  createdAt: Date;
+}
+
+interface MessageRow {
+  id: string;
+  conversation_id: string;
+  seq: string;
+  role: MessageRole;
+  content: string;
+  metadata: Record<string, unknown>;
+  request_id: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'm.id, m.conversation_id, m.seq, m.role, m.content, m.metadata, m.request_id, m.created_at';
+
+function toMessage(row: MessageRow): Message {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    seq: String(row.seq),
+    role: row.role,
+    content: row.content,
+    metadata: row.metadata,
+    requestId: row.request_id,
+    createdAt: row.created_at,
+  };
+}
+
+export interface AppendMessageInput {
+  conversationId: string;
+  role: MessageRole;
+  content: string;
+  metadata?: Record<string, unknown>;
+  /** Idempotency: the same request_id with the same payload returns the stored message. */
+  requestId?: string | null;
+}
+
+/**
+ * Appends a message and returns the row. With `requestId`: a repeat with the same role, content
+ * and metadata returns the first message (no second row); a different payload throws
+ * AirlockError CONFLICT. Concurrent duplicates are safe (unique index + ON CONFLICT).
+ * @example await appendMessage(pool, { conversationId, role: 'assistant', content: '', metadata: { type: 'tool', tool_call_id } });
+ */
+export async function appendMessage(q: Queryable, input: AppendMessageInput): Promise<Message> {
+  const metadata = JSON.stringify(input.metadata ?? {});
+  const params = [input.conversationId, input.role, input.content, metadata, input.requestId ?? null];
+  const { rows } = await q.query<MessageRow>(
+    `INSERT INTO messages AS m (conversation_id, role, content, metadata, request_id)
+     VALUES ($1, $2, $3, $4::jsonb, $5)
+     ON CONFLICT (conversation_id, request_id) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    params,
+  );
+  if (rows[0]) return toMessage(rows[0]);
+  // Only a request_id conflict gets here: compare with the stored message.
+  const existing = await q.query<MessageRow & { same: boolean }>(
+    `SELECT ${COLUMNS}, (m.role = $2 AND m.content = $3 AND m.metadata = $4::jsonb) AS same
+     FROM messages m WHERE m.conversation_id = $1 AND m.request_id = $5`,
+    params,
+  );
+  const row = existing.rows[0];
+  if (!row) throw new AirlockError('INTERNAL', 'A message insert conflicted but no row was found.');
+  if (!row.same) {
+    throw new AirlockError('CONFLICT', 'This request_id was already used with a different message.', {
+      details: { request_id: input.requestId },
+    });
+  }
+  return toMessage(row);
+}
+
+/**
+ * Updates a message's content and/or metadata. `metadata` replaces it; `metadataPatch` merges
+ * top-level keys into it (jsonb `||`), e.g. a tool card's `{status: 'done', output}`.
+ * Returns the updated row, or null when there is no such message.
+ */
+export async function updateMessage(
+  q: Queryable,
+  input: { id: string; content?: string; metadata?: Record<string, unknown>; metadataPatch?: Record<string, unknown> },
+): Promise<Message | null> {
+  if (!isUuid(input.id)) return null;
+  const { rows } = await q.query<MessageRow>(
+    `UPDATE messages m SET
+       content  = coalesce($2, m.content),
+       metadata = coalesce($3::jsonb, m.metadata) || coalesce($4::jsonb, '{}'::jsonb)
+     WHERE m.id = $1 RETURNING ${COLUMNS}`,
+    [
+      input.id,
+      input.content ?? null,
+      input.metadata === undefined ? null : JSON.stringify(input.metadata),
+      input.metadataPatch === undefined ? null : JSON.stringify(input.metadataPatch),
+    ],
+  );
+  return rows[0] ? toMessage(rows[0]) : null;
+}
+
+/**
+ * The newest message of a conversation whose `metadata[key]` equals `value` (compared as text),
+ * e.g. `{ key: 'approval_id', value }` or `{ key: 'tool_call_id', value }`; null when none.
+ */
+export async function findMessageByMetadata(
+  q: Queryable,
+  input: { conversationId: string; key: string; value: string },
+): Promise<Message | null> {
+  if (!isUuid(input.conversationId)) return null;
+  const { rows } = await q.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages m
+     WHERE m.conversation_id = $1 AND m.metadata ->> $2 = $3
+     ORDER BY m.seq DESC LIMIT 1`,
+    [input.conversationId, input.key, input.value],
+  );
+  return rows[0] ? toMessage(rows[0]) : null;
+}
+
+/** One message by id, or null. */
+export async function getMessage(q: Queryable, id: string): Promise<Message | null> {
+  if (!isUuid(id)) return null;
+  const { rows } = await q.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.id = $1`, [id]);
+  return rows[0] ? toMessage(rows[0]) : null;
+}
+
+export interface MessagePage {
+  /** Oldest first. */
+  items: Message[];
+  /** Pass as `beforeSeq` for the next (older) page; null when this page reaches the start. */
+  nextBeforeSeq: string | null;
+}
+
+/**
+ * A page of a conversation's messages ending just before `beforeSeq` (or at the newest), oldest
+ * first within the page. Keyset on seq: messages appended meanwhile never shift older pages.
+ */
+export async function listMessages(
+  q: Queryable,
+  input: { conversationId: string; beforeSeq?: string | null; limit: number },
+): Promise<MessagePage> {
+  const { rows } = await q.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages m
+     WHERE m.conversation_id = $1 AND ($2::bigint IS NULL OR m.seq < $2::bigint)
+     ORDER BY m.seq DESC LIMIT $3`,
+    [input.conversationId, input.beforeSeq ?? null, input.limit + 1],
+  );
+  const page = rows.slice(0, input.limit).reverse();
+  const nextBeforeSeq = rows.length > input.limit && page[0] ? String(page[0].seq) : null;
+  return { items: page.map(toMessage), nextBeforeSeq };
+}

@@ -1,0 +1,142 @@
+/**
+ * The table modules the api and the gateway share: conversations, messages, leases.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConversation, getConversationForUser, listConversations } from '../../server/db/conversations.ts';
+import { appendMessage, findMessageByMetadata, listMessages, updateMessage } from '../../server/db/messages.ts';
+import { getLease, isLeaseHeld, releaseLease, renewLease, setLeaseState, tryTakeLease } from '../../server/db/leases.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+let db: TestDatabase;
+let userId: string;
+let otherId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const { rows } = await db.pool.query<{ id: string }>(
+    `INSERT INTO users (username, password_hash, role) VALUES ('alice', 'x', 'viewer'), ('bob', 'x', 'viewer') RETURNING id`,
+  );
+  [userId, otherId] = [rows[0].id, rows[1].id];
+});
+afterAll(() => db.drop());
+
+describe('conversations', () => {
+  it('derives the title from text, keeps an explicit one, uses a placeholder otherwise', async () => {
+    const derived = await createConversation(db.pool, { userId, text: '  Deploy   checkout-api to staging  ' });
+    expect(derived.title).toBe('Deploy checkout-api to staging');
+    const long = await createConversation(db.pool, { userId, text: 'x'.repeat(100) });
+    expect(long.title).toHaveLength(60);
+    expect(long.title.endsWith('…')).toBe(true);
+    const explicit = await createConversation(db.pool, { userId, title: 'Mine', text: 'ignored' });
+    expect(explicit.title).toBe('Mine');
+    const blank = await createConversation(db.pool, { userId });
+    expect(blank.title).toBe('New conversation');
+    await appendMessage(db.pool, { conversationId: blank.id, role: 'assistant', content: 'Hello, how can I help?' });
+    await appendMessage(db.pool, { conversationId: blank.id, role: 'user', content: 'Check payments latency' });
+    await appendMessage(db.pool, { conversationId: blank.id, role: 'user', content: 'And errors' });
+    const after = await getConversationForUser(db.pool, { id: blank.id, userId });
+    expect(after?.title).toBe('Check payments latency');
+    expect(after!.updatedAt.getTime()).toBeGreaterThanOrEqual(blank.updatedAt.getTime());
+  });
+
+  it('is null for another user, a missing id and a malformed id', async () => {
+    const conv = await createConversation(db.pool, { userId, title: 'private' });
+    expect(await getConversationForUser(db.pool, { id: conv.id, userId: otherId })).toBeNull();
+    expect(await getConversationForUser(db.pool, { id: crypto.randomUUID(), userId })).toBeNull();
+    expect(await getConversationForUser(db.pool, { id: 'nope', userId })).toBeNull();
+  });
+
+  it('finds conversations by message text', async () => {
+    const conv = await createConversation(db.pool, { userId: otherId, title: 'Plain title' });
+    await appendMessage(db.pool, { conversationId: conv.id, role: 'assistant', content: 'The kafka consumer lag is rising' });
+    const page = await listConversations(db.pool, { userId: otherId, archived: false, query: 'kafka', limit: 10 });
+    expect(page.items.map((c) => c.id)).toEqual([conv.id]);
+  });
+});
+
+describe('messages', () => {
+  it('appends idempotently by request_id and refuses a different payload', async () => {
+    const conv = await createConversation(db.pool, { userId });
+    const first = await appendMessage(db.pool, { conversationId: conv.id, role: 'user', content: 'hi', requestId: 'r1' });
+    const again = await appendMessage(db.pool, { conversationId: conv.id, role: 'user', content: 'hi', requestId: 'r1' });
+    expect(again.id).toBe(first.id);
+    await expect(
+      appendMessage(db.pool, { conversationId: conv.id, role: 'user', content: 'other', requestId: 'r1' }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    const concurrent = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        appendMessage(db.pool, { conversationId: conv.id, role: 'user', content: 'same', requestId: 'r2' }),
+      ),
+    );
+    expect(new Set(concurrent.map((m) => m.id)).size).toBe(1);
+    const page = await listMessages(db.pool, { conversationId: conv.id, limit: 50 });
+    expect(page.items.map((m) => m.content)).toEqual(['hi', 'same']);
+  });
+
+  it('updates content and merges metadata; finds by a metadata field', async () => {
+    const conv = await createConversation(db.pool, { userId });
+    const card = await appendMessage(db.pool, {
+      conversationId: conv.id,
+      role: 'assistant',
+      content: '',
+      metadata: { type: 'tool', tool: 'check_health', tool_call_id: 'call_1', status: 'running' },
+    });
+    const found = await findMessageByMetadata(db.pool, { conversationId: conv.id, key: 'tool_call_id', value: 'call_1' });
+    expect(found?.id).toBe(card.id);
+    const updated = await updateMessage(db.pool, { id: card.id, metadataPatch: { status: 'done', output: { ok: true } } });
+    expect(updated?.metadata).toEqual({ type: 'tool', tool: 'check_health', tool_call_id: 'call_1', status: 'done', output: { ok: true } });
+    const text = await updateMessage(db.pool, { id: card.id, content: 'zebra answer' });
+    expect(text?.content).toBe('zebra answer');
+    expect(text?.metadata.status).toBe('done');
+    const search = await listConversations(db.pool, { userId, archived: false, query: 'zebra', limit: 5 });
+    expect(search.items.map((c) => c.id)).toEqual([conv.id]);
+    expect(await updateMessage(db.pool, { id: crypto.randomUUID(), content: 'x' })).toBeNull();
+  });
+
+  it('pages older messages with before, oldest first within a page', async () => {
+    const conv = await createConversation(db.pool, { userId });
+    for (let i = 0; i < 7; i++) await appendMessage(db.pool, { conversationId: conv.id, role: 'user', content: `m${i}` });
+    const p1 = await listMessages(db.pool, { conversationId: conv.id, limit: 3 });
+    expect(p1.items.map((m) => m.content)).toEqual(['m4', 'm5', 'm6']);
+    const p2 = await listMessages(db.pool, { conversationId: conv.id, limit: 3, beforeSeq: p1.nextBeforeSeq });
+    expect(p2.items.map((m) => m.content)).toEqual(['m1', 'm2', 'm3']);
+    const p3 = await listMessages(db.pool, { conversationId: conv.id, limit: 3, beforeSeq: p2.nextBeforeSeq });
+    expect(p3.items.map((m) => m.content)).toEqual(['m0']);
+    expect(p3.nextBeforeSeq).toBeNull();
+  });
+});
+
+describe('leases', () => {
+  it('is taken by one holder at a time, renewed, moved between states and released', async () => {
+    const conv = await createConversation(db.pool, { userId });
+    const conversationId = conv.id;
+    const racers = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((holder) => tryTakeLease(db.pool, { conversationId, holder, state: 'streaming', ttlS: 30 })),
+    );
+    expect(racers.filter(Boolean)).toHaveLength(1);
+    const lease = await getLease(db.pool, conversationId);
+    const holder = lease!.holder;
+    const other = holder === 'a' ? 'b' : 'a';
+    expect(lease).toMatchObject({ state: 'streaming', held: true });
+    expect(await tryTakeLease(db.pool, { conversationId, holder, state: 'streaming', ttlS: 30 })).toBe(true);
+    expect(await renewLease(db.pool, { conversationId, holder, ttlS: 60 })).toBe(true);
+    expect(await renewLease(db.pool, { conversationId, holder: other, ttlS: 60 })).toBe(false);
+    expect(await setLeaseState(db.pool, { conversationId, holder, state: 'awaiting_confirmation', ttlS: 300 })).toBe(true);
+    expect((await getLease(db.pool, conversationId))?.state).toBe('awaiting_confirmation');
+    expect(await releaseLease(db.pool, { conversationId, holder: other })).toBe(false);
+    expect(await releaseLease(db.pool, { conversationId, holder })).toBe(true);
+    expect(await getLease(db.pool, conversationId)).toBeNull();
+  });
+
+  it('can be taken over once expired', async () => {
+    const conv = await createConversation(db.pool, { userId });
+    const conversationId = conv.id;
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'old', state: 'streaming', ttlS: 0.05 })).toBe(true);
+    await new Promise((r) => setTimeout(r, 120));
+    const stale = await getLease(db.pool, conversationId);
+    expect(stale?.held).toBe(false);
+    expect(isLeaseHeld({ lease: stale, now: new Date() })).toBe(false);
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'new', state: 'streaming', ttlS: 30 })).toBe(true);
+    expect(await renewLease(db.pool, { conversationId, holder: 'old', ttlS: 30 })).toBe(false);
+  });
+});
