@@ -1,0 +1,25 @@
+/**
+ * Identity: signing keys + JWKS, user and service tokens, verification, passwords, RBAC, login
+ * throttling, demo users. Imports nothing of ours but config; errors are AuthError, which `api`
+ * and `chat` map to the taxonomy.
+ * @module
+ */
+export { AuthError, isAuthError, type AuthErrorCode } from './errors.ts';
+export type { AuthDb, AuthPool } from './db.ts';
+export { createKeyStore, keyStoreFor, SIGNING_ALG, type KeyStore, type SigningKey } from './keys.ts';
+export { signUserToken, signServiceToken, TOKEN_KINDS, type TokenKind, type IssuedToken } from './tokens.ts';
+export {
+  createUserTokenVerifier,
+  createServiceTokenVerifier,
+  verifyToken,
+  CLOCK_SKEW_S,
+  type VerifiedUser,
+  type VerifiedService,
+} from './verify.ts';
+export { revokeToken, isTokenRevoked } from './revocation.ts';
+export { hashPassword, verifyPassword } from './password.ts';
+export { roleAllows, permissionsForRole, isUserRole, USER_ROLES, PERMISSIONS, type UserRole, type Permission } from './rbac.ts';
+export { authenticateUser, checkClientCredentials } from './login.ts';
+export { lockSecondsAfter, throttleKey, FREE_FAILURES, MAX_LOCK_S } from './throttle.ts';
+export { getUserById, type User } from './users.ts';
+export { ensureDemoUsers, DEMO_USERS, type DemoUsersResult } from './demo-users.ts';

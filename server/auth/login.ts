@@ -1,0 +1,48 @@
+/**
+ * Password login and client-credential checks.
+ * @module
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { AuthDb } from './db.ts';
+import { AuthError } from './errors.ts';
+import { DUMMY_HASH, verifyPassword } from './password.ts';
+import { clearLoginFailures, recordLoginFailure, secondsUntilAllowed, throttleKey } from './throttle.ts';
+import { findUserWithHash, type User } from './users.ts';
+
+/**
+ * Checks a username and password from `address`. Throws AuthError LOGIN_THROTTLED (with
+ * retryAfterS) while that pair is locked, CREDENTIALS_INVALID for an unknown user or wrong
+ * password (same time cost either way).
+ */
+export async function authenticateUser(
+  db: AuthDb,
+  input: { username: string; password: string; address: string },
+): Promise<User> {
+  const key = throttleKey(input);
+  const wait = await secondsUntilAllowed(db, key);
+  if (wait > 0) throw new AuthError('LOGIN_THROTTLED', 'Too many failed logins. Try again later.', { retryAfterS: wait });
+  const user = await findUserWithHash(db, input.username);
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !ok) {
+    await recordLoginFailure(db, key);
+    throw new AuthError('CREDENTIALS_INVALID', 'Invalid username or password.');
+  }
+  await clearLoginFailures(db, key);
+  const { passwordHash: _hash, ...publicUser } = user;
+  return publicUser;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Checks the gateway's client credentials against the config, in constant time. */
+export function checkClientCredentials(
+  config: Pick<Config, 'service'>,
+  input: { clientId: string; clientSecret: string },
+): void {
+  const idOk = timingSafeEqual(digest(input.clientId), digest(config.service.clientId));
+  const secretOk = timingSafeEqual(digest(input.clientSecret), digest(config.service.clientSecret));
+  if (!idOk || !secretOk) throw new AuthError('CREDENTIALS_INVALID', 'Invalid client credentials.');
+}

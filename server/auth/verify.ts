@@ -1,0 +1,99 @@
+/**
+ * Verifying JWTs: ES256 only (so `alg: none` and HS256-with-the-public-key fail), the key chosen
+ * by `kid` from our store, then issuer, audience, `typ`, expiry and not-before with a small clock
+ * skew, and an `iat` that is neither in the future nor older than the token kind's lifetime.
+ * Every failure is an AuthError TOKEN_INVALID (or TOKEN_REVOKED for a logged-out user token).
+ * @module
+ */
+import { jwtVerify, type JWTPayload } from 'jose';
+import type { Config } from '../config.ts';
+import type { AuthPool } from './db.ts';
+import { AuthError } from './errors.ts';
+import { keyStoreFor, SIGNING_ALG, type KeyStore } from './keys.ts';
+import { isUserRole, type UserRole } from './rbac.ts';
+import { isTokenRevoked } from './revocation.ts';
+import { TOKEN_KINDS, type TokenKind } from './tokens.ts';
+
+/** Seconds of clock difference tolerated between issuer and verifier. */
+export const CLOCK_SKEW_S = 30;
+
+export interface VerifiedUser {
+  userId: string;
+  username: string;
+  role: UserRole;
+  jti: string;
+  /** Seconds since the epoch. */
+  exp: number;
+}
+
+export interface VerifiedService {
+  clientId: string;
+  jti: string;
+  exp: number;
+}
+
+/** Verifies signature and claims of one token kind; returns the payload. */
+export async function verifyToken(
+  keys: KeyStore,
+  token: string,
+  options: { kind: TokenKind; issuer: string; maxAgeS: number },
+): Promise<JWTPayload & { sub: string; jti: string; exp: number }> {
+  const kind = TOKEN_KINDS[options.kind];
+  try {
+    const { payload } = await jwtVerify(
+      token,
+      async (header) => {
+        const key = header.kid ? await keys.verificationKey(header.kid) : null;
+        if (!key) throw new AuthError('TOKEN_INVALID', 'Unknown signing key.');
+        return key;
+      },
+      {
+        algorithms: [SIGNING_ALG],
+        issuer: options.issuer,
+        audience: kind.audience,
+        typ: kind.typ,
+        clockTolerance: CLOCK_SKEW_S,
+        maxTokenAge: options.maxAgeS + CLOCK_SKEW_S,
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+      },
+    );
+    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
+      throw new AuthError('TOKEN_INVALID', 'Malformed token claims.');
+    }
+    return payload as JWTPayload & { sub: string; jti: string; exp: number };
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    throw new AuthError('TOKEN_INVALID', 'The token is not valid.', { cause: error });
+  }
+}
+
+/**
+ * The user-token verifier the api and the gateway (/chat identity) use. Throws AuthError on
+ * anything invalid, including a revoked jti.
+ * @example const verifyUser = createUserTokenVerifier({ pool, config }); const user = await verifyUser(token);
+ */
+export function createUserTokenVerifier({ pool, config }: { pool: AuthPool; config: Pick<Config, 'jwt'> }) {
+  const keys = keyStoreFor(pool);
+  return async (token: string): Promise<VerifiedUser> => {
+    const payload = await verifyToken(keys, token, { kind: 'user', issuer: config.jwt.issuer, maxAgeS: config.jwt.userTokenTtlS });
+    if (!isUserRole(payload.role) || typeof payload.username !== 'string') {
+      throw new AuthError('TOKEN_INVALID', 'Malformed token claims.');
+    }
+    if (await isTokenRevoked(pool, payload.jti)) throw new AuthError('TOKEN_REVOKED', 'The token was revoked.');
+    return { userId: payload.sub, username: payload.username, role: payload.role, jti: payload.jti, exp: payload.exp };
+  };
+}
+
+/** The service-token verifier for tool endpoints: the caller must be our configured client. */
+export function createServiceTokenVerifier({ pool, config }: { pool: AuthPool; config: Pick<Config, 'jwt' | 'service'> }) {
+  const keys = keyStoreFor(pool);
+  return async (token: string): Promise<VerifiedService> => {
+    const payload = await verifyToken(keys, token, {
+      kind: 'service',
+      issuer: config.jwt.issuer,
+      maxAgeS: config.jwt.serviceTokenTtlS,
+    });
+    if (payload.sub !== config.service.clientId) throw new AuthError('TOKEN_INVALID', 'Unknown service client.');
+    return { clientId: payload.sub, jti: payload.jti, exp: payload.exp };
+  };
+}
