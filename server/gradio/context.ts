@@ -1,0 +1,20 @@
+/**
+ * What the route modules share within one plugin instance.
+ * @module
+ */
+import type { UploadStore } from './files.ts';
+import type { GradioQueue } from './queue.ts';
+import type { StreamHub } from './streams.ts';
+import type { EndpointDefinition, GradioPluginOptions } from './types.ts';
+
+/** Shared state of one mounted Gradio server. */
+export interface GradioContext {
+  options: GradioPluginOptions<any>;
+  endpoints: readonly EndpointDefinition<any>[];
+  queue: GradioQueue;
+  streams: StreamHub;
+  store: UploadStore;
+  appId: number;
+  /** Public mount path used for `root`. */
+  mountPath: string;
+}

@@ -1,0 +1,53 @@
+/**
+ * The gradio area's own small errors (it does not import the app's taxonomy; callers map).
+ * @module
+ */
+
+/** Base class: a stable `code` and the HTTP status/body a route answers with. */
+export class GradioError extends Error {
+  override name = 'GradioError';
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    readonly body: unknown,
+    message?: string,
+  ) {
+    super(message ?? (typeof body === 'object' && body && 'detail' in body ? String((body as { detail: unknown }).detail) : code));
+  }
+}
+
+/** 401 in Gradio's shape; Fastify sends `body`. */
+export class NotAuthenticatedError extends GradioError {
+  override name = 'NotAuthenticatedError';
+  constructor() {
+    super('NOT_AUTHENTICATED', 401, { detail: { error: 'Not authenticated', auth_message: null } });
+  }
+}
+
+/** 400/422/404/413/503 with a `detail` string, as Gradio answers. */
+export class RequestRejectedError extends GradioError {
+  override name = 'RequestRejectedError';
+  constructor(status: number, detail: string, code = 'REQUEST_REJECTED') {
+    super(code, status, { detail });
+  }
+}
+
+/**
+ * What a handler may throw to control its error completion: `title` is shown as the error's title,
+ * and `expose: false` replaces the message with a generic one.
+ */
+export class EndpointError extends Error {
+  override name = 'EndpointError';
+  readonly title: string;
+  readonly expose: boolean;
+  constructor(message: string, options: { title?: string; expose?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.title = options.title ?? 'Error';
+    this.expose = options.expose ?? true;
+  }
+}
+
+/** Whether a value is one of this area's errors (by name, surviving duplicate module copies). */
+export function isGradioError(error: unknown): error is GradioError {
+  return error instanceof Error && 'status' in error && 'body' in error && 'code' in error;
+}

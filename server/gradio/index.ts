@@ -1,0 +1,27 @@
+/**
+ * Public API of `server/gradio`: a generic Gradio queue protocol (sse_v3) server. Knows nothing
+ * of agents; other areas import only this file.
+ * @module
+ */
+export { gradioPlugin } from './plugin.ts';
+export type {
+  Authenticate,
+  ComponentSpec,
+  DiffOp,
+  EndpointDefinition,
+  EndpointRequest,
+  EndpointResult,
+  ErrorOutput,
+  GradioPluginOptions,
+  JsonSchema,
+  RequestHeaders,
+  ServerMessage,
+} from './types.ts';
+export { EndpointError, GradioError, NotAuthenticatedError, RequestRejectedError, isGradioError } from './errors.ts';
+export { applyOps, diff, snapshot } from './diff.ts';
+export { encodeFrame } from './encode.ts';
+export { resolveStoredPath, safeBasename } from './files.ts';
+export { buildConfig } from './config-builder.ts';
+export { buildInfo } from './info.ts';
+export { computeRoot } from './root-url.ts';
+export { createMemorySessionBus, type BusMessage, type SessionBus, type SessionSink, type Attachment } from './session-bus.ts';

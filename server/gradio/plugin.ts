@@ -1,0 +1,89 @@
+/**
+ * `gradioPlugin`: a Gradio sse_v3 server as an encapsulated Fastify plugin, mounted under any
+ * prefix. Gradio-shaped errors (`{detail}`) stay inside it; the root app's handler is untouched.
+ * @module
+ */
+import multipart from '@fastify/multipart';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { createAuthHook } from './auth.ts';
+import type { GradioContext } from './context.ts';
+import { registerCors } from './cors.ts';
+import { isGradioError } from './errors.ts';
+import { UploadStore } from './files.ts';
+import { GradioQueue } from './queue.ts';
+import { registerControlRoutes } from './routes/control.ts';
+import { registerFileRoutes } from './routes/files.ts';
+import { registerMetaRoutes } from './routes/meta.ts';
+import { registerQueueRoutes } from './routes/queue.ts';
+import { registerRunRoutes } from './routes/run.ts';
+import { createMemorySessionBus } from './session-bus.ts';
+import { StreamHub } from './streams.ts';
+import type { GradioPluginOptions } from './types.ts';
+
+function checkOptions(options: GradioPluginOptions<any>): void {
+  if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new TypeError('gradioPlugin: endpoints must be a non-empty array');
+  const names = new Set<string>();
+  for (const e of options.endpoints) {
+    if (!/^[A-Za-z0-9_\-]+$/.test(e.apiName)) throw new TypeError(`gradioPlugin: invalid apiName "${e.apiName}"`);
+    if (names.has(e.apiName)) throw new TypeError(`gradioPlugin: duplicate apiName "${e.apiName}"`);
+    names.add(e.apiName);
+    if (typeof e.handler !== 'function') throw new TypeError(`gradioPlugin: endpoint "${e.apiName}" has no handler`);
+  }
+  if (typeof options.authenticate !== 'function') throw new TypeError('gradioPlugin: authenticate must be a function');
+  if (!options.dataDir) throw new TypeError('gradioPlugin: dataDir is required');
+  if (!(options.uploadMaxBytes > 0)) throw new TypeError('gradioPlugin: uploadMaxBytes must be positive');
+}
+
+/**
+ * Registers the Gradio routes under the register prefix.
+ * @example
+ * await app.register(gradioPlugin, { prefix: '/api/agent/gradio', endpoints, authenticate, dataDir, uploadMaxBytes });
+ */
+export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOptions<any>): Promise<void> {
+  checkOptions(options);
+  const queue = new GradioQueue(options.endpoints, {
+    bus: options.bus ?? createMemorySessionBus(),
+    orphanTimeoutMs: options.orphanTimeoutMs ?? 60_000,
+    log: app.log,
+  });
+  const ctx: GradioContext = {
+    options,
+    endpoints: options.endpoints,
+    queue,
+    streams: new StreamHub(queue, options.heartbeatMs ?? 15_000),
+    store: new UploadStore(options.dataDir),
+    appId: Math.floor(Math.random() * 2 ** 52),
+    mountPath: options.rootPath ?? app.prefix,
+  };
+
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= bodyLimit;
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (isGradioError(error)) return reply.status(error.status).send(error.body);
+    const status = error.statusCode ?? 500;
+    if (status === 413) return reply.status(413).send({ detail: error.message || 'Request body too large.' });
+    if (status >= 400 && status < 500) return reply.status(status).send({ detail: error.message });
+    request.log.error({ err: error }, 'gradio route failed');
+    return reply.status(500).send({ detail: 'Internal server error.' });
+  });
+  await app.register(multipart, {
+    limits: { fileSize: options.uploadMaxBytes, files: 100, fields: 100, parts: 200, fieldSize: 64 * 1024 },
+  });
+  if (options.cors) registerCors(app);
+  app.addHook('onRequest', createAuthHook(options.authenticate));
+
+  registerMetaRoutes(app, ctx);
+  registerQueueRoutes(app, ctx);
+  registerControlRoutes(app, ctx);
+  registerFileRoutes(app, ctx);
+  registerRunRoutes(app, ctx);
+
+  // Shutdown: refuse joins, give running events `drainMs`, end the rest with an error completion,
+  // then close every stream (session streams with close_stream) so server.close() can finish.
+  app.addHook('preClose', async () => {
+    await queue.shutdown(options.drainMs ?? 0);
+    ctx.streams.closeAll();
+  });
+}

@@ -1,0 +1,185 @@
+/**
+ * The event queue: joins go through each endpoint's scheduler, runs publish to the session bus,
+ * cancels and lost clients abort handlers, shutdown ends every open event with a terminal message.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { encodeFrame, estimation } from './encode.ts';
+import { RequestRejectedError } from './errors.ts';
+import { EventRun, type RunLogger } from './event-runner.ts';
+import { Scheduler, type Job } from './scheduler.ts';
+import type { SessionBus } from './session-bus.ts';
+import type { EndpointDefinition } from './types.ts';
+
+/** A joined event: a scheduler job around its run. */
+class QueuedEvent implements Job {
+  started = false;
+  constructor(
+    readonly run: EventRun,
+    readonly sessionHash: string,
+    private readonly onStart: (event: QueuedEvent) => void,
+  ) {}
+  get id(): string {
+    return this.run.request.eventId;
+  }
+  start(): void {
+    this.started = true;
+    this.onStart(this);
+  }
+}
+
+/** What a join carries once validated. */
+export interface JoinRequest {
+  fnIndex: number;
+  sessionHash: string;
+  data: unknown[];
+  eventData: unknown;
+  identity: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** Queue settings. */
+export interface QueueOptions {
+  bus: SessionBus;
+  orphanTimeoutMs: number;
+  log?: RunLogger;
+}
+
+/** The queue of one plugin instance. */
+export class GradioQueue {
+  readonly #endpoints: { def: EndpointDefinition; scheduler: Scheduler<QueuedEvent> }[];
+  readonly #events = new Map<string, QueuedEvent>();
+  readonly #bySession = new Map<string, Set<QueuedEvent>>();
+  readonly #orphanTimers = new Map<string, NodeJS.Timeout>();
+  #closing = false;
+
+  constructor(
+    endpoints: readonly EndpointDefinition[],
+    private readonly options: QueueOptions,
+  ) {
+    this.#endpoints = endpoints.map((def) => {
+      const scheduler: Scheduler<QueuedEvent> = new Scheduler<QueuedEvent>(def.concurrencyLimit ?? 64, def.queueSize ?? 1000, (waiting) =>
+        waiting.forEach((event, rank) => this.#publish(event, encodeFrame(estimation(event.id, rank, waiting.length)), false)),
+      );
+      return { def, scheduler };
+    });
+  }
+
+  get bus(): SessionBus {
+    return this.options.bus;
+  }
+
+  /** Events joined and not yet settled (running or waiting). */
+  get size(): number {
+    return this.#events.size;
+  }
+
+  /** Queues an event; returns its id. Throws 503 when the endpoint's queue is full or the server closes. */
+  join(request: JoinRequest): string {
+    if (this.#closing) throw new RequestRejectedError(503, 'The server is shutting down.', 'SHUTTING_DOWN');
+    const endpoint = this.#endpoints[request.fnIndex];
+    const { scheduler, def } = endpoint;
+    if (scheduler.running + scheduler.waiting.length >= scheduler.queueSize) {
+      throw new RequestRejectedError(503, 'Queue is full.', 'QUEUE_FULL');
+    }
+    const eventId = randomUUID().replaceAll('-', '');
+    const { sessionHash } = request;
+    const run: EventRun = new EventRun(
+      { data: request.data, eventData: request.eventData, identity: request.identity, headers: request.headers, sessionHash, eventId },
+      def,
+      (message) => this.options.bus.publish(sessionHash, message),
+      this.options.log,
+    );
+    const event = new QueuedEvent(run, sessionHash, (e) => this.#start(e, scheduler));
+    this.#events.set(eventId, event);
+    let set = this.#bySession.get(sessionHash);
+    if (!set) this.#bySession.set(sessionHash, (set = new Set()));
+    set.add(event);
+    this.options.bus.addEvent(sessionHash, eventId);
+    this.#watchOrphan(sessionHash);
+
+    const startsNow = scheduler.running < scheduler.concurrencyLimit && scheduler.waiting.length === 0;
+    const rank = startsNow ? 0 : scheduler.waiting.length;
+    this.#publish(event, encodeFrame(estimation(eventId, rank, rank + 1)), false);
+    scheduler.offer(event);
+    return eventId;
+  }
+
+  /** Cancels an event (no-op when unknown or finished). A session hash, when given, must match. */
+  cancel(eventId: string, sessionHash?: string): boolean {
+    const event = this.#events.get(eventId);
+    if (!event || (sessionHash && event.sessionHash !== sessionHash)) return false;
+    if (!event.started) {
+      this.#endpointOf(event).scheduler.remove(event);
+      event.run.cancel();
+      this.#settle(event);
+    } else event.run.cancel();
+    return true;
+  }
+
+  /** Ends every open event of a session with an error (its stream dropped or never came). */
+  abortSession(sessionHash: string, reason: string): void {
+    for (const event of [...(this.#bySession.get(sessionHash) ?? [])]) {
+      if (!event.started) {
+        this.#endpointOf(event).scheduler.remove(event);
+        event.run.stop(new Error(reason));
+        this.#settle(event);
+      } else event.run.stop(new Error(reason));
+    }
+    this.options.bus.forget(sessionHash);
+  }
+
+  /** A stream attached for the session: it is no longer an orphan. */
+  streamAttached(sessionHash: string): void {
+    const timer = this.#orphanTimers.get(sessionHash);
+    if (timer) clearTimeout(timer);
+    this.#orphanTimers.delete(sessionHash);
+  }
+
+  /** Refuses new joins, lets running events finish for up to `drainMs`, then stops the rest. */
+  async shutdown(drainMs: number): Promise<void> {
+    this.#closing = true;
+    const deadline = Date.now() + drainMs;
+    while (this.#events.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const error = Object.assign(new Error('The server is shutting down; please retry.'), { title: 'Server stopped' });
+    for (const event of [...this.#events.values()]) {
+      if (!event.started) this.#endpointOf(event).scheduler.remove(event);
+      event.run.stop(error);
+      if (!event.started) this.#settle(event);
+    }
+    for (const timer of this.#orphanTimers.values()) clearTimeout(timer);
+    this.#orphanTimers.clear();
+  }
+
+  #start(event: QueuedEvent, scheduler: Scheduler<QueuedEvent>): void {
+    void event.run.run().finally(() => {
+      scheduler.release();
+      this.#settle(event);
+    });
+  }
+
+  #settle(event: QueuedEvent): void {
+    this.#events.delete(event.id);
+    const set = this.#bySession.get(event.sessionHash);
+    set?.delete(event);
+    if (set && set.size === 0) this.#bySession.delete(event.sessionHash);
+  }
+
+  #endpointOf(event: QueuedEvent) {
+    return this.#endpoints.find((e) => e.def === event.run.endpoint)!;
+  }
+
+  #publish(event: QueuedEvent, frame: string, terminal: boolean): void {
+    this.options.bus.publish(event.sessionHash, { eventId: event.id, frame, terminal });
+  }
+
+  #watchOrphan(sessionHash: string): void {
+    if (this.options.bus.attached(sessionHash) || this.#orphanTimers.has(sessionHash)) return;
+    const timer = setTimeout(() => {
+      this.#orphanTimers.delete(sessionHash);
+      if (!this.options.bus.attached(sessionHash)) this.abortSession(sessionHash, 'No event stream connected.');
+    }, this.options.orphanTimeoutMs);
+    timer.unref();
+    this.#orphanTimers.set(sessionHash, timer);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * `GET /config`, `GET /gradio_api/info`, `GET /gradio_api/app_id` (each also with a trailing slash).
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildConfig } from '../config-builder.ts';
+import type { GradioContext } from '../context.ts';
+import { buildInfo } from '../info.ts';
+import { computeRoot } from '../root-url.ts';
+
+/** Registers the metadata routes. */
+export function registerMetaRoutes(app: FastifyInstance, ctx: GradioContext): void {
+  const info = buildInfo(ctx.endpoints);
+  const config = async (request: import('fastify').FastifyRequest) => {
+    const root = computeRoot({
+      headers: request.headers,
+      mountPath: ctx.mountPath,
+      publicUrl: ctx.options.publicUrl,
+      encrypted: Boolean((request.raw.socket as { encrypted?: boolean }).encrypted),
+    });
+    return buildConfig(ctx.endpoints, {
+      root,
+      title: ctx.options.title ?? 'Gradio',
+      appId: ctx.appId,
+      connectHeartbeat: ctx.options.connectHeartbeat ?? false,
+      maxFileSize: ctx.options.uploadMaxBytes,
+    });
+  };
+  for (const path of ['/config', '/config/']) app.get(path, config);
+  for (const path of ['/gradio_api/info', '/gradio_api/info/']) app.get(path, async () => info);
+  app.get('/gradio_api/app_id', async () => ({ app_id: ctx.appId }));
+}

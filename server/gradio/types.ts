@@ -1,0 +1,123 @@
+/**
+ * Public types of the Gradio sse_v3 server: endpoint definitions, handler requests, plugin options
+ * and the server messages that travel on `/gradio_api/queue/data`.
+ * @module
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** A JSON-schema fragment as Gradio puts it in `/info` (`{type:"string"}`, `{}` = any JSON). */
+export type JsonSchema = Record<string, unknown>;
+
+/** One input or output slot of an endpoint. */
+export interface ComponentSpec {
+  /** Parameter name in `/info` (`parameter_name`); inputs only. Keyword calls use it. */
+  name?: string;
+  /** Human label (`label`). */
+  label: string;
+  /** Gradio component type, lower case: `textbox`, `json`, `multimodaltextbox`, `number`, `checkbox`, `file`… */
+  component: string;
+  /** JSON-schema type of the value; defaults by component (`textbox` -> string, `json` -> any). */
+  type?: JsonSchema;
+  /** Python type shown by `view_api()`; defaults by component. */
+  pythonType?: string;
+  /** Default value. Its presence (even `null`) makes the parameter optional. */
+  default?: unknown;
+  /** Example value for `/info` (`example_input`). */
+  example?: unknown;
+  description?: string;
+  /** Extra component props for `/config` (merged over `{name, label}`). */
+  props?: Record<string, unknown>;
+}
+
+/** Headers as Node parses them. */
+export type RequestHeaders = IncomingHttpHeaders | Record<string, string | string[] | undefined>;
+
+/** What a handler receives for one event. */
+export interface EndpointRequest<Identity = unknown> {
+  /** One value per input, defaults applied for missing or null values. */
+  data: unknown[];
+  /** The join's top-level `event_data` (the 3rd `submit()` argument), or null. */
+  eventData: unknown;
+  /** What `authenticate()` returned. */
+  identity: Identity;
+  headers: Record<string, string | string[] | undefined>;
+  /** Aborted on /cancel, client disconnect or server shutdown. */
+  signal: AbortSignal;
+  sessionHash: string;
+  eventId: string;
+}
+
+/** Handler result: an async iterable of output arrays (streaming) or one output array. */
+export type EndpointResult = AsyncIterable<unknown[]> | Promise<unknown[]> | unknown[];
+
+/** A typed endpoint served under `/gradio_api` and listed in `/config` and `/info`. */
+export interface EndpointDefinition<Identity = unknown> {
+  /** `"chat"` -> `"/chat"`. */
+  apiName: string;
+  description?: string;
+  inputs: ComponentSpec[];
+  outputs: ComponentSpec[];
+  /** Events of this endpoint running at once (default 64). */
+  concurrencyLimit?: number;
+  /** Pending + running cap; joins beyond it get 503 (default 1000). */
+  queueSize?: number;
+  /** Whether `/config` marks it a generator (default true). */
+  generator?: boolean;
+  handler: (request: EndpointRequest<Identity>) => EndpointResult;
+}
+
+/** Headers in, identity out; null (or a throw) answers 401. */
+export type Authenticate<Identity = unknown> = (headers: RequestHeaders) => Identity | null | Promise<Identity | null>;
+
+/** Options of `gradioPlugin`. */
+export interface GradioPluginOptions<Identity = unknown> {
+  /** Mount path, e.g. `/api/agent/gradio` (Fastify's register prefix). */
+  prefix?: string;
+  endpoints: EndpointDefinition<Identity>[];
+  authenticate: Authenticate<Identity>;
+  /** Absolute folder for content-addressed uploads (`<sha256>/<basename>`). */
+  dataDir: string;
+  /** Largest accepted upload file, bytes (413 beyond). */
+  uploadMaxBytes: number;
+  title?: string;
+  /** JSON body limit for join/cancel/run, bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Public path of the mount when a proxy rewrites it (default: `prefix`). */
+  rootPath?: string;
+  /** Public origin (`https://host`) used when no X-Forwarded-Host arrives (default: the Host header). */
+  publicUrl?: string;
+  /** `/config`'s `connect_heartbeat` (default false: the JS client then opens no heartbeat stream). */
+  connectHeartbeat?: boolean;
+  /** Heartbeat period on open streams (default 15 000 ms). */
+  heartbeatMs?: number;
+  /** On close, how long running events may finish before they are aborted (default 0). */
+  drainMs?: number;
+  /** Abort a session's events when no stream attaches within this time (default 60 000 ms). */
+  orphanTimeoutMs?: number;
+  /** Reflect CORS for browsers on other origins (default false: same origin only). */
+  cors?: boolean;
+  /** Swap the in-memory session bus (e.g. for a PostgreSQL LISTEN/NOTIFY one). */
+  bus?: import('./session-bus.ts').SessionBus;
+}
+
+/** A diff operation as Gradio sends it: `[action, path, value]`. */
+export type DiffOp = ['replace' | 'append' | 'add' | 'delete', (string | number)[], unknown];
+
+/** A message on the session stream. Field order is the wire order. */
+export type ServerMessage =
+  | { msg: 'estimation'; event_id: string; rank: number; queue_size: number; rank_eta: number | null }
+  | { msg: 'process_starts'; event_id: string; eta: number | null }
+  | { msg: 'process_generating'; event_id: string; success: true; output: { data: unknown[]; is_generating: true } }
+  | { msg: 'process_completed'; event_id: string; success: true; output: { data: unknown[]; is_generating: false } }
+  | { msg: 'process_completed'; event_id: string; success: false; title: string; output: ErrorOutput }
+  | { msg: 'heartbeat'; event_id: null }
+  | { msg: 'close_stream'; event_id: null }
+  | { msg: 'unexpected_error'; event_id: null; message: string; session_not_found: boolean; success: false };
+
+/** The only keys the Python client accepts in an error completion's `output`. */
+export interface ErrorOutput {
+  error: string | null;
+  duration: number | null;
+  visible: boolean;
+  title: string;
+}
