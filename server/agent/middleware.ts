@@ -1,0 +1,48 @@
+/**
+ * The agent's model-call middleware: offers only the tools selected for the current request (all
+ * tools stay executable, so a resumed run can still run a paused call), and turns model failures
+ * into LLM_UNAVAILABLE once ChatOpenAI's own bounded retries are spent.
+ * @module
+ */
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { isGraphInterrupt } from '@langchain/langgraph';
+import { createMiddleware } from 'langchain';
+import { AirlockError, isAirlockError } from '../errors.ts';
+import { contentText } from './events.ts';
+import { getToolsForQuery, selectionQuery, type Embedder, type ToolInfo, type Turn } from './select-tools.ts';
+
+function toTurn(m: BaseMessage): Turn {
+  const text = contentText(m.content);
+  if (HumanMessage.isInstance(m)) return { role: 'user', text };
+  if (AIMessage.isInstance(m)) return { role: 'assistant', text, hasToolCalls: (m.tool_calls?.length ?? 0) > 0 };
+  if (ToolMessage.isInstance(m)) return { role: 'tool', text };
+  return { role: 'system', text };
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && /abort/i.test(error.name);
+}
+
+export interface AgentMiddlewareOptions {
+  catalog: ToolInfo[];
+  embed?: Embedder;
+  prefetchAvailable?: boolean;
+}
+
+/** Creates the tool-selection + model-error middleware. */
+export function createAgentMiddleware(options: AgentMiddlewareOptions) {
+  return createMiddleware({
+    name: 'AirlockToolSelection',
+    wrapModelCall: async (request, handler) => {
+      const query = selectionQuery(request.messages.map(toTurn));
+      const names = await getToolsForQuery(query, options.prefetchAvailable ?? false, options.embed, options.catalog);
+      const tools = request.tools.filter((t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name));
+      try {
+        return await handler({ ...request, tools });
+      } catch (error) {
+        if (isGraphInterrupt(error) || isAbort(error) || isAirlockError(error)) throw error;
+        throw new AirlockError('LLM_UNAVAILABLE', undefined, { cause: error });
+      }
+    },
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * The chat model: always ChatOpenAI, against any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama,
+ * the offline model).
+ * @module
+ */
+import { ChatOpenAI } from '@langchain/openai';
+
+export interface ModelSettings {
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:3000/api/offline-model/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  name: string;
+  timeoutMs: number;
+  /** Retries after the first attempt (the OpenAI SDK backs off between them). */
+  maxRetries: number;
+}
+
+/** Names that make ChatOpenAI switch to the Responses API, which chat-completions servers lack (notes §4). */
+const RESPONSES_API_NAMES = /codex|gpt-5\.6|gpt-5\.\d+-pro/i;
+
+/**
+ * Builds the ChatOpenAI client. `streaming` stays unset on purpose (notes §2): graph streaming then
+ * asks for token deltas, while a plain invoke stays non-streamed and never needs the tiktoken download.
+ * @example createChatModel({ baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'x', name: 'm', timeoutMs: 60_000, maxRetries: 2 })
+ */
+export function createChatModel(settings: ModelSettings): ChatOpenAI {
+  return new ChatOpenAI({
+    model: settings.name,
+    apiKey: settings.apiKey || 'unused',
+    timeout: settings.timeoutMs,
+    maxRetries: settings.maxRetries,
+    useResponsesApi: false,
+    configuration: { baseURL: settings.baseUrl.replace(/\/+$/, '') },
+  });
+}
+
+/** True when ChatOpenAI would silently use the Responses API for this model name. */
+export function usesResponsesApi(name: string): boolean {
+  return RESPONSES_API_NAMES.test(name);
+}

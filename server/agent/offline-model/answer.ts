@@ -1,0 +1,223 @@
+/**
+ * Answer rendering for the offline model: tool results -> a sentence or a small markdown table;
+ * missing arguments -> a short question; anything else -> a helpful reply. Pure.
+ * @module
+ */
+import type { ToolArgs } from './intents.ts';
+
+/** One tool call of the last assistant turn with the content of its tool message. */
+export interface ToolResult {
+  name: string;
+  args: Record<string, unknown>;
+  content: string;
+}
+
+const MAX_ROWS = 10;
+const MAX_COLUMNS = 5;
+
+/** Marker words the offline model looks for to know its last reply was a question. */
+export const CLARIFY_MARKER = 'I still need';
+
+/** How an action reads in a sentence: "deploy checkout-api 2.4.1 to staging". */
+export function describeAction(name: string, args: Record<string, unknown>): string {
+  const a = (k: string, fallback: string) => (args[k] === undefined || args[k] === '' ? fallback : String(args[k]));
+  switch (name) {
+    case 'start_maintenance':
+      return `start maintenance on ${a('service', 'the service')}`;
+    case 'end_maintenance':
+      return `end the maintenance on ${a('service', 'the service')}`;
+    case 'deploy_service':
+      return `deploy ${a('service', 'the service')}${args.version ? ` ${args.version}` : ''}${args.environment ? ` to ${args.environment}` : ''}`;
+    case 'create_task':
+      return args.title ? `create the task “${args.title}”` : 'create a task';
+    case 'search_dashboards':
+      return 'search the dashboards';
+    case 'get_dashboard':
+      return `open dashboard ${a('id', '')}`.trim();
+    case 'check_health':
+      return args.service ? `check the health of ${args.service}` : 'check service health';
+    case 'get_environment':
+      return args.environment ? `read the ${args.environment} environment` : 'read the environments';
+    case 'list_deployments':
+      return 'list the deployments';
+    case 'list_maintenance_events':
+      return 'list the maintenance events';
+    case 'show_capabilities':
+      return 'read your capabilities';
+    default:
+      return `run ${name}`;
+  }
+}
+
+const FIELD_QUESTIONS: Record<string, string> = {
+  service: 'which service',
+  version: 'which version',
+  environment: 'which environment (for example staging or production)',
+  duration_minutes: 'for how many minutes',
+  reason: 'the reason',
+  title: 'a title for the task',
+  query: 'what to search for',
+  id: 'which dashboard (its id)',
+};
+
+function listWords(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** A short question for the arguments a tool call still lacks. */
+export function renderQuestion(tool: string, known: ToolArgs, missing: string[]): string {
+  const asks = missing.map((f) => FIELD_QUESTIONS[f] ?? f.replace(/_/g, ' '));
+  return `To ${describeAction(tool, known)}, ${CLARIFY_MARKER} ${listWords(asks)}. Could you tell me?`;
+}
+
+/** The reply to anything the tools do not cover. */
+export function renderHelp(text: string): string {
+  const greeting = /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i.test(text) ? 'Hello! ' : '';
+  return (
+    `${greeting}I'm the Airlock operations assistant. I can search and open dashboards, check service health, ` +
+    'list, start and end maintenance windows, list deployments and deploy a service, describe environments and ' +
+    'create tasks. Deploying and maintenance changes wait for your confirmation. ' +
+    'Try “what\'s the health of payments-api” or “deploy checkout-api 2.4.1 to staging”.'
+  );
+}
+
+/** The reply when the intent's tool is not among the tools offered this turn. */
+export function renderUnavailable(tool: string): string {
+  return `I can't ${describeAction(tool, {})} from here: that tool is not available to me right now.`;
+}
+
+function parse(content: string): unknown {
+  try {
+    return JSON.parse(content);
+  } catch {
+    return content;
+  }
+}
+
+function errorOf(data: unknown): { code?: string; message: string } | null {
+  if (typeof data === 'string') return /^error\b/i.test(data) ? { message: data.replace(/^error:?\s*/i, '') } : null;
+  if (data && typeof data === 'object' && 'error' in data) {
+    const e = (data as { error: unknown }).error;
+    if (typeof e === 'string') return { message: e };
+    if (e && typeof e === 'object') {
+      const { code, message } = e as { code?: unknown; message?: unknown };
+      return { code: typeof code === 'string' ? code : undefined, message: typeof message === 'string' ? message : 'unknown error' };
+    }
+  }
+  return null;
+}
+
+function renderNotDone(r: ToolResult, err: { code?: string; message: string }): string {
+  const action = describeAction(r.name, r.args);
+  switch (err.code) {
+    case 'DENIED':
+      return `I did not ${action}: you denied the request, so nothing was changed.`;
+    case 'APPROVAL_EXPIRED':
+      return `I did not ${action}: the approval expired before it was confirmed, so nothing was changed.`;
+    case 'SUPERSEDED':
+      return `I did not ${action}: the request was replaced by a newer message, so nothing was changed.`;
+    case 'CANCELLED':
+      return `I did not finish: the request to ${action} was cancelled.`;
+    case 'FORBIDDEN':
+      return `I could not ${action}: you don't have permission to do that. ${err.message}`.trim();
+    case 'UNAUTHORIZED':
+      return `I could not ${action}: your session is not authorised. Please sign in again.`;
+    default:
+      return `I could not ${action}: ${err.message}`;
+  }
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const s = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+}
+
+function isScalar(v: unknown): boolean {
+  return v === null || ['string', 'number', 'boolean'].includes(typeof v);
+}
+
+/** A markdown table of up to 10 rows and 5 scalar columns. */
+export function renderTable(rows: Record<string, unknown>[]): string {
+  const columns = Object.keys(rows[0] ?? {}).filter((k) => rows.some((r) => isScalar(r[k]))).slice(0, MAX_COLUMNS);
+  const lines = [`| ${columns.join(' | ')} |`, `| ${columns.map(() => '---').join(' | ')} |`];
+  for (const row of rows.slice(0, MAX_ROWS)) lines.push(`| ${columns.map((c) => cell(row[c])).join(' | ')} |`);
+  if (rows.length > MAX_ROWS) lines.push('', `…and ${rows.length - MAX_ROWS} more.`);
+  return lines.join('\n');
+}
+
+function mainArray(data: unknown): Record<string, unknown>[] | null {
+  if (Array.isArray(data)) return data.filter((x) => x && typeof x === 'object');
+  if (data && typeof data === 'object') {
+    for (const v of Object.values(data)) if (Array.isArray(v) && v.every((x) => x && typeof x === 'object')) return v;
+  }
+  return null;
+}
+
+/** Any JSON result as a sentence (few fields), a field table (many) or a row table (a list). */
+export function renderData(data: unknown, empty = 'Nothing matched.'): string {
+  const rows = mainArray(data);
+  if (rows) return rows.length === 0 ? empty : renderTable(rows);
+  if (data && typeof data === 'object') {
+    const fields = Object.entries(data).filter(([, v]) => isScalar(v));
+    if (fields.length === 0) return cell(data);
+    if (fields.length <= 3) return `${fields.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${cell(v)}`).join(', ')}.`;
+    return renderTable(fields.map(([field, value]) => ({ field, value })));
+  }
+  return cell(data);
+}
+
+function lead(r: ToolResult): string {
+  const q = r.args;
+  switch (r.name) {
+    case 'search_dashboards':
+      return q.query ? `Dashboards matching “${q.query}”:` : 'Dashboards:';
+    case 'get_dashboard':
+      return `Dashboard ${q.id ?? ''}:`.replace(' :', ':');
+    case 'check_health':
+      return q.service ? `Health of ${q.service}:` : 'Service health:';
+    case 'get_environment':
+      return q.environment ? `The ${q.environment} environment:` : 'Environments:';
+    case 'list_deployments':
+      return 'Recent deployments:';
+    case 'list_maintenance_events':
+      return q.status ? `Maintenance events (${q.status}):` : 'Maintenance events:';
+    default:
+      return `Result of ${r.name}:`;
+  }
+}
+
+function renderSuccess(r: ToolResult, data: unknown): string {
+  const a = r.args;
+  const obj = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  switch (r.name) {
+    case 'start_maintenance':
+      return `Done: maintenance started on ${a.service} for ${a.duration_minutes} minutes (${a.reason}).`;
+    case 'end_maintenance':
+      return `Done: the maintenance on ${a.service} has ended.`;
+    case 'deploy_service':
+      return `Done: ${a.service} ${a.version} is deploying to ${a.environment}${obj.status ? ` (status: ${obj.status})` : ''}.`;
+    case 'create_task':
+      return `Created the task “${a.title ?? obj.title}”${obj.id ? ` (id ${obj.id})` : ''}.`;
+    case 'show_capabilities': {
+      const user = obj.user as { username?: string; role?: string } | undefined;
+      const tools = Array.isArray(obj.tools) ? (obj.tools as Record<string, unknown>[]) : [];
+      const who = user?.role ? ` (you are ${user.username ?? 'signed in'}, role ${user.role})` : '';
+      const rows = tools.map((t) => ({ tool: t.name, allowed: t.allowed ? 'yes' : 'no', description: t.description }));
+      return `Here is what I can do for you${who}:\n\n${rows.length ? renderTable(rows) : renderData(data)}`;
+    }
+    default:
+      return `${lead(r)}\n\n${renderData(data, 'Nothing found.')}`;
+  }
+}
+
+/** The answer to the results of the last assistant turn's tool calls. */
+export function renderToolResults(results: ToolResult[]): string {
+  return results
+    .map((r) => {
+      const data = parse(r.content);
+      const err = errorOf(data);
+      return err ? renderNotDone(r, err) : renderSuccess(r, data);
+    })
+    .join('\n\n');
+}

@@ -1,0 +1,97 @@
+/**
+ * The offline model's brain: an OpenAI chat request (messages + offered tools) -> what to say or
+ * which tools to call. Pure; the HTTP layer in routes.ts only frames the decision.
+ * @module
+ */
+import { CLARIFY_MARKER, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
+import { parseIntent, type Intent } from './intents.ts';
+
+/** The parts of an OpenAI chat message the offline model reads. */
+export interface ChatMessageIn {
+  role: string;
+  content?: string | Array<{ type?: string; text?: string }> | null;
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+}
+
+/** A tool offered in the request (`tools[].function`). */
+export interface OfferedTool {
+  name: string;
+  parameters?: { required?: string[]; properties?: Record<string, unknown> };
+}
+
+export type Decision = { type: 'text'; text: string } | { type: 'tool_calls'; calls: Intent[] };
+
+/** The text of a message whatever its content shape. */
+export function textOf(message: ChatMessageIn | undefined): string {
+  const c = message?.content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((p) => p.text ?? '').join('');
+  return '';
+}
+
+function safeJson(s: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(s);
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Tool messages at the end, paired with the calls of the assistant message before them. */
+function trailingResults(messages: ChatMessageIn[]): ToolResult[] {
+  let i = messages.length;
+  while (i > 0 && messages[i - 1].role === 'tool') i--;
+  const calls = messages[i - 1]?.tool_calls ?? [];
+  return messages.slice(i).map((m) => {
+    const call = calls.find((c) => c.id === m.tool_call_id);
+    return { name: call?.function.name ?? 'tool', args: call ? safeJson(call.function.arguments) : {}, content: textOf(m) };
+  });
+}
+
+/** The user's request, joined with the previous one when our last reply asked for missing details. */
+function currentRequest(messages: ChatMessageIn[]): { text: string; followUp?: string } {
+  const users = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
+  const last = users.at(-1);
+  if (!last) return { text: '' };
+  const text = textOf(last.m);
+  const before = messages[last.i - 1];
+  const previousUser = users.at(-2);
+  if (before?.role === 'assistant' && !before.tool_calls?.length && textOf(before).includes(CLARIFY_MARKER) && previousUser) {
+    return { text, followUp: `${textOf(previousUser.m)} ${text}` };
+  }
+  return { text };
+}
+
+function splitRequests(text: string): string[] {
+  return text.split(/\s*(?:;|\band also\b|\band then\b|\bthen also\b)\s*/i).filter((s) => s.trim().length > 0);
+}
+
+function intentsOf(text: string): Intent[] {
+  return splitRequests(text).map(parseIntent).filter((x): x is Intent => x !== null);
+}
+
+/** Decides the reply to a chat request. */
+export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decision {
+  if (messages.at(-1)?.role === 'tool') return { type: 'text', text: renderToolResults(trailingResults(messages)) };
+
+  const request = currentRequest(messages);
+  let intents = request.followUp ? intentsOf(request.followUp) : [];
+  if (intents.length === 0) intents = intentsOf(request.text);
+  if (intents.length === 0) return { type: 'text', text: renderHelp(request.text) };
+
+  const offered = new Map(tools.map((t) => [t.name, t]));
+  const calls: Intent[] = [];
+  for (const intent of intents) {
+    const tool = offered.get(intent.tool);
+    if (!tool) return { type: 'text', text: renderUnavailable(intent.tool) };
+    const missing = (tool.parameters?.required ?? []).filter((f) => intent.args[f] === undefined);
+    if (missing.length > 0) return { type: 'text', text: renderQuestion(intent.tool, intent.args, missing) };
+    // Only send arguments the schema knows, so strict servers and zod parsing accept them.
+    const known = tool.parameters?.properties;
+    const args = known ? Object.fromEntries(Object.entries(intent.args).filter(([k]) => k in known)) : intent.args;
+    calls.push({ tool: intent.tool, args });
+  }
+  return { type: 'tool_calls', calls };
+}

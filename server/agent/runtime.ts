@@ -1,0 +1,192 @@
+/**
+ * The agent runtime used by server/chat (CONTRACTS.md §3): a createAgent graph (langchain v1,
+ * graph version v2) over ChatOpenAI and the backend tools, checkpointed in PostgreSQL, streamed as
+ * AgentEvents.
+ *
+ * Shape: model_request (tool selection middleware) -> tools (one task per call; dangerous tools pause
+ * in interrupt()) -> model_request ... -> end. Runs and resumes of one thread must be serialised by
+ * the caller (server/chat holds a lease); the saver has no locking (notes §3).
+ * @module
+ */
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { Command, isGraphInterrupt, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { createAgent } from 'langchain';
+import { AirlockError } from '../errors.ts';
+import { createEmbedder } from './embedder.ts';
+import { contentText, createMappingState, toAgentEvents } from './events.ts';
+import { createAgentMiddleware } from './middleware.ts';
+import { createChatModel, type ModelSettings } from './model.ts';
+import type { Embedder } from './select-tools.ts';
+import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
+import { ALL_TOOLS, APPROVAL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
+import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
+
+export interface AgentRuntimeOptions {
+  model: ModelSettings;
+  /** Backend API base URL, read per run (the in-process api's port is known only after listen). */
+  apiUrl: () => string;
+  serviceCredentials: ServiceCredentials;
+  checkpointer: BaseCheckpointSaver;
+  /** Embeddings for the tool-selection fallback. Default: the model endpoint's, else local ones. */
+  embed?: Embedder;
+  /** Dashboards are prefetched into the context (search_dashboards is then not offered). */
+  prefetchAvailable?: boolean;
+  /** Timeout of one backend call. Default 15 s. */
+  toolTimeoutMs?: number;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+export interface RunInput {
+  threadId: string;
+  text: string;
+  userToken: string;
+  conversationId: string;
+  signal?: AbortSignal;
+}
+
+export interface ResumeInput {
+  threadId: string;
+  /** interrupt id -> decision (pendingApprovals() gives the ids). */
+  decisions: Record<string, ApprovalDecision>;
+  userToken: string;
+  conversationId: string;
+  signal?: AbortSignal;
+}
+
+export interface AgentRuntime {
+  run(input: RunInput): AsyncIterable<AgentEvent>;
+  resume(input: ResumeInput): AsyncIterable<AgentEvent>;
+  pendingApprovals(threadId: string): Promise<PendingApproval[]>;
+}
+
+export const SYSTEM_PROMPT = [
+  'You are Airlock, an operations assistant for a platform team.',
+  'Use the tools to answer questions about dashboards, service health, maintenance windows, deployments, environments and tasks.',
+  'Deploying and starting or ending maintenance pause automatically for the user\'s confirmation: call the tool directly, do not ask for confirmation yourself.',
+  'If a required detail (service, version, environment, duration, reason) is missing, ask one short question.',
+  'If a tool result is an error or says "Not done", say plainly that the action was not done and why.',
+  'Answer briefly, in a sentence or a small markdown table.',
+].join(' ');
+
+/** Tool calls of the last AI message that have no ToolMessage reply (left by an abort or a pause). */
+export function danglingToolCalls(messages: BaseMessage[]): Array<{ id: string; name: string }> {
+  const lastAi = messages.findLastIndex((m) => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0);
+  if (lastAi < 0) return [];
+  const replied = new Set(messages.slice(lastAi + 1).filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id));
+  return ((messages[lastAi] as AIMessage).tool_calls ?? [])
+    .filter((c) => c.id && !replied.has(c.id))
+    .map((c) => ({ id: c.id as string, name: c.name }));
+}
+
+/** Creates the runtime. Awaitable so that setup may grow without changing callers. */
+export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<AgentRuntime> {
+  const doFetch = options.fetch ?? fetch;
+  const now = options.now ?? Date.now;
+  const serviceToken = createServiceTokenProvider({ apiUrl: options.apiUrl, credentials: options.serviceCredentials, fetch: doFetch });
+  const embed =
+    options.embed ?? createEmbedder({ baseUrl: options.model.baseUrl, apiKey: options.model.apiKey, model: options.model.name, fetch: doFetch });
+  const catalog = ALL_TOOLS.map((t) => ({ name: t.name, description: t.description }));
+
+  const agent = createAgent({
+    model: createChatModel(options.model),
+    tools: ALL_TOOLS,
+    systemPrompt: SYSTEM_PROMPT,
+    checkpointer: options.checkpointer,
+    middleware: [createAgentMiddleware({ catalog, embed, prefetchAvailable: options.prefetchAvailable })],
+  });
+  const graph = agent.graph;
+
+  const threadConfig = (threadId: string): RunnableConfig => ({ configurable: { thread_id: threadId } });
+
+  function runConfig(input: { threadId: string; userToken: string; conversationId: string }): RunnableConfig {
+    const context: ToolContext = {
+      apiUrl: options.apiUrl().replace(/\/+$/, ''),
+      userToken: input.userToken,
+      conversationId: input.conversationId,
+      serviceToken,
+      timeoutMs: options.toolTimeoutMs ?? 15_000,
+      fetch: doFetch,
+    };
+    return { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } };
+  }
+
+  async function pendingApprovals(threadId: string): Promise<PendingApproval[]> {
+    const state = await graph.getState(threadConfig(threadId));
+    return (state.tasks ?? []).flatMap((task) =>
+      (task.interrupts ?? []).flatMap((i) => {
+        const value = i.value as ApprovalRequest | undefined;
+        if (value?.kind !== 'approval' || !i.id) return [];
+        return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args }];
+      }),
+    );
+  }
+
+  /**
+   * Before a new message: reply to tool calls left open by an abort (cancelled) or a pending approval
+   * (superseded), so the model never sees an assistant tool_call without a reply (OpenAI answers 400)
+   * and a stale interrupt can no longer be resumed.
+   */
+  async function closeDanglingCalls(threadId: string): Promise<void> {
+    const config = threadConfig(threadId);
+    const state = await graph.getState(config);
+    const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
+    const open = danglingToolCalls(messages);
+    if (open.length === 0) return;
+    const paused = new Set((await pendingApprovals(threadId)).map((p) => p.toolCallId));
+    const replies = open.map((call) => {
+      const [code, message] = paused.has(call.id)
+        ? ['SUPERSEDED', `Not done: the request to run ${call.name} was replaced by a newer message.`]
+        : ['CANCELLED', `Not done: ${call.name} was cancelled before it finished.`];
+      return new ToolMessage({ tool_call_id: call.id, name: call.name, status: 'error', content: errorContent(code, message) });
+    });
+    await graph.updateState(config, { messages: replies }, 'tools');
+  }
+
+  async function* stream(input: unknown, config: RunnableConfig, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
+    const mapping = createMappingState(APPROVAL_TOOLS);
+    let streamed = '';
+    try {
+      const parts = await graph.stream(input as never, { ...config, signal, streamMode: ['messages', 'updates', 'tools'] });
+      for await (const part of parts) {
+        for (const event of toAgentEvents(part as [string, unknown], mapping, now())) {
+          if (event.type === 'token') streamed += event.token;
+          yield event;
+        }
+      }
+    } catch (error) {
+      // An abort surfaces as the caller's reason. Everything else is rethrown as is: graph interrupts
+      // (never swallowed), AirlockError (LLM_UNAVAILABLE from the middleware), and unexpected errors
+      // for the caller's INTERNAL handling.
+      if (signal?.aborted && !isGraphInterrupt(error)) throw signal.reason ?? error;
+      throw error;
+    }
+    if (signal?.aborted) throw signal.reason;
+    const approvals = await pendingApprovals(threadId);
+    if (approvals.length > 0) {
+      yield { type: 'approval_required', approvals };
+      return;
+    }
+    const state = await graph.getState(threadConfig(threadId));
+    const last = ((state.values as { messages?: BaseMessage[] }).messages ?? []).at(-1);
+    const text = last && AIMessage.isInstance(last) ? contentText(last.content) : streamed;
+    yield { type: 'done', text: text || streamed };
+  }
+
+  return {
+    async *run(input) {
+      await closeDanglingCalls(input.threadId);
+      yield* stream({ messages: [new HumanMessage(input.text)] }, runConfig(input), input.threadId, input.signal);
+    },
+    async *resume(input) {
+      const pending = await pendingApprovals(input.threadId);
+      const ids = new Set(pending.map((p) => p.interruptId));
+      const decisions = Object.fromEntries(Object.entries(input.decisions).filter(([id]) => ids.has(id)));
+      if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
+      // Always the id map: a plain value would be applied to every pending interrupt (notes §1).
+      yield* stream(new Command({ resume: decisions }), runConfig(input), input.threadId, input.signal);
+    },
+    pendingApprovals,
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Per-run data the tools need, carried in the run config (`configurable.airlock`), never in module
+ * state: one gateway serves many users at once. LangGraph does not store extra configurable keys in
+ * checkpoints (notes §3), so the user's token never lands in the database.
+ * @module
+ */
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { AirlockError } from '../../errors.ts';
+import type { ServiceTokenProvider } from '../service-token.ts';
+
+export interface ToolContext {
+  /** Backend API base URL (no trailing slash). */
+  apiUrl: string;
+  /** The end user's JWT, sent as X-User-JWT. */
+  userToken: string;
+  conversationId: string;
+  serviceToken: ServiceTokenProvider;
+  /** Per-request timeout for backend calls. */
+  timeoutMs: number;
+  fetch: typeof fetch;
+}
+
+export const CONTEXT_KEY = 'airlock';
+
+/** The tool context of a run, or INTERNAL when the runtime forgot to pass it. */
+export function toolContext(config: RunnableConfig | undefined): ToolContext {
+  const ctx = config?.configurable?.[CONTEXT_KEY] as ToolContext | undefined;
+  if (!ctx) throw new AirlockError('INTERNAL', 'The tool context is missing from the run config.');
+  return ctx;
+}

@@ -1,0 +1,97 @@
+/**
+ * Builds a backend tool: zod schema -> HTTP request, with the approval pause for dangerous tools and
+ * failures turned into error ToolMessages so the agent carries on.
+ *
+ * Why `interrupt()` inside the tool (createAgent, graph version v2) and not humanInTheLoopMiddleware
+ * (notes §1):
+ * - v2 runs each tool call as its own task, so parallel dangerous calls each show their own
+ *   interrupt with its own id, finished siblings are not re-run, and `resume()` sends an
+ *   interrupt-id map (a plain value would apply to every pending interrupt).
+ * - Mixed batches are safe: a safe sibling just runs and gets its ToolMessage; a denied call answers
+ *   with its own error ToolMessage. The middleware drops approved/auto-approved siblings of a rejected
+ *   call and leaves tool_calls without replies (pitfalls 1 and 2).
+ * - The permission check runs before the pause, so a viewer asking to deploy gets FORBIDDEN at once.
+ * - The tool re-runs from the top on resume: nothing before `interrupt()` has side effects (the
+ *   capabilities check is a GET), and the POST after it carries the tool call id as Idempotency-Key.
+ * - Input while paused (pitfall 3) is handled by the runtime, which closes dangling calls first.
+ * @module
+ */
+import { ToolMessage } from '@langchain/core/messages';
+import { tool, type ToolRuntime } from '@langchain/core/tools';
+import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
+import type { z } from 'zod';
+import { AirlockError, isAirlockError } from '../../errors.ts';
+import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
+import { callBackend, type BackendRequest } from './backend.ts';
+import { toolContext, type ToolContext } from './context.ts';
+
+export interface BackendToolSpec<S extends z.ZodObject> {
+  name: string;
+  description: string;
+  schema: S;
+  /** Pause for the user's approval before calling the backend. */
+  approval?: boolean;
+  request: (args: z.infer<S>) => BackendRequest;
+}
+
+/** The content of an error ToolMessage: JSON the model (and the offline model) can read. */
+export function errorContent(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+function errorMessage(name: string, toolCallId: string, code: string, message: string): ToolMessage {
+  return new ToolMessage({ tool_call_id: toolCallId, name, status: 'error', content: errorContent(code, message), artifact: { code } });
+}
+
+/** Why a call did not run, from a negative decision. */
+export function refusalOf(tool: string, decision: ApprovalDecision): { code: string; message: string } | null {
+  if (decision && typeof decision === 'object' && decision.approved === true) return null;
+  const reason = (decision as { reason?: string } | undefined)?.reason;
+  if (reason === 'expired') return { code: 'APPROVAL_EXPIRED', message: `Not done: the approval for ${tool} expired before it was confirmed.` };
+  if (reason === 'superseded') return { code: 'SUPERSEDED', message: `Not done: the request to run ${tool} was replaced by a newer message.` };
+  return { code: 'DENIED', message: `Not done: the user denied ${tool}.` };
+}
+
+async function assertAllowed(ctx: ToolContext, name: string, meta: { toolCallId: string; signal?: AbortSignal }): Promise<void> {
+  const caps = (await callBackend(ctx, { method: 'GET', path: '/api/tools/capabilities' }, meta)) as {
+    tools?: Array<{ name: string; allowed: boolean }>;
+  };
+  const entry = caps.tools?.find((t) => t.name === name);
+  if (entry && !entry.allowed) throw new AirlockError('FORBIDDEN', `You are not allowed to run ${name}.`);
+}
+
+/** A LangChain tool that calls the backend API. */
+export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S>) {
+  return tool(
+    async (args: z.infer<S>, runtime: ToolRuntime) => {
+      const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? 'unknown';
+      const meta = { toolCallId, signal: runtime.signal };
+      const fail = (error: unknown) => {
+        if (isGraphInterrupt(error)) throw error;
+        if (runtime.signal?.aborted) throw error;
+        if (isAirlockError(error)) return errorMessage(spec.name, toolCallId, error.code, error.message);
+        return errorMessage(spec.name, toolCallId, 'TOOL_FAILURE', error instanceof Error ? error.message : String(error));
+      };
+
+      let ctx: ToolContext;
+      try {
+        ctx = toolContext(runtime);
+        if (spec.approval) await assertAllowed(ctx, spec.name, meta);
+      } catch (error) {
+        return fail(error);
+      }
+      if (spec.approval) {
+        // Outside any try: interrupt() works by throwing. On resume it returns the decision.
+        const request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId };
+        const refusal = refusalOf(spec.name, interrupt(request) as ApprovalDecision);
+        if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
+      }
+      try {
+        return JSON.stringify(await callBackend(ctx, spec.request(args), meta));
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    { name: spec.name, description: spec.description, schema: spec.schema },
+  );
+}

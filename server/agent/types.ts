@@ -1,0 +1,34 @@
+/**
+ * The agent's public types (CONTRACTS.md §3): the events a run yields and the approval shapes.
+ * @module
+ */
+import type { ErrorCode } from '../errors.ts';
+
+/** The user's answer to one pending approval. */
+export type ApprovalDecision =
+  | { approved: true }
+  | { approved: false; reason: 'denied' | 'expired' | 'superseded' };
+
+/** One paused dangerous tool call, as `pendingApprovals()` and `approval_required` report it. */
+export interface PendingApproval {
+  interruptId: string;
+  toolCallId: string;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** The value a dangerous tool passes to `interrupt()`. */
+export interface ApprovalRequest {
+  kind: 'approval';
+  tool: string;
+  args: Record<string, unknown>;
+  toolCallId: string;
+}
+
+export type AgentEvent =
+  | { type: 'token'; token: string }
+  | { type: 'tool_start'; tool: string; input: unknown; toolCallId: string }
+  | { type: 'tool_end'; tool: string; output: unknown; toolCallId: string; durationMs: number }
+  | { type: 'tool_error'; tool: string; error: string; code?: ErrorCode; toolCallId: string }
+  | { type: 'approval_required'; approvals: PendingApproval[] }
+  | { type: 'done'; text: string };
