@@ -1,0 +1,92 @@
+/**
+ * The REST calls the UI makes (CONTRACTS §2). Errors `{error:{code,message}}` become `ApiError`
+ * with the taxonomy code; a network failure is GRADIO_UNREACHABLE's REST twin, INTERNAL with status 0.
+ * @module
+ */
+import { ApiError, toErrorCode } from './errors.ts';
+import type { ActiveState, Conversation, StoredMessage, User } from './types.ts';
+
+export interface ApiOptions {
+  /** The bearer token, read on every call so a new login takes effect at once. */
+  token: () => string | null;
+  /** Called once per 401, before the ApiError is thrown. */
+  onUnauthorized?: () => void;
+  fetch?: typeof fetch;
+  base?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+export interface LoginResult {
+  access_token: string;
+  expires_in: number;
+  user: User;
+}
+
+/** Creates the REST client; every method throws `ApiError` on failure. */
+export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const t = token();
+    if (t) headers.authorization = `Bearer ${t}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await f(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (cause) {
+      throw new ApiError('INTERNAL', `The server cannot be reached (${(cause as Error)?.message ?? cause}).`, 0);
+    }
+    if (response.status === 204) return undefined as T;
+    const json = await response.json().catch(() => null);
+    if (!response.ok) {
+      const error = (json as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
+      const code = response.status === 401 ? 'UNAUTHORIZED' : toErrorCode(error?.code ?? statusCode(response.status));
+      if (code === 'UNAUTHORIZED' && path !== '/api/auth/login') onUnauthorized?.();
+      throw new ApiError(code, typeof error?.message === 'string' ? error.message : response.statusText, response.status, error?.details);
+    }
+    return json as T;
+  }
+  const q = (params: Record<string, string | number | boolean | null | undefined>) => {
+    const s = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') s.set(k, String(v));
+    const text = s.toString();
+    return text ? `?${text}` : '';
+  };
+  const id = encodeURIComponent;
+
+  return {
+    login: (username: string, password: string) => call<LoginResult>('POST', '/api/auth/login', { username, password }),
+    logout: () => call<void>('POST', '/api/auth/logout'),
+    me: () => call<User & { permissions: string[] }>('GET', '/api/auth/me'),
+    listConversations: async (o: { q?: string; cursor?: string | null; limit?: number; archived?: boolean } = {}): Promise<Page<Conversation>> => {
+      const r = await call<{ items: Conversation[]; next_cursor: string | null }>('GET', `/api/assistant/conversations${q(o)}`);
+      return { items: r.items, next: r.next_cursor };
+    },
+    createConversation: (title?: string) => call<Conversation>('POST', '/api/assistant/conversations', title ? { title } : {}),
+    renameConversation: (cid: string, title: string) => call<Conversation>('PATCH', `/api/assistant/conversations/${id(cid)}`, { title }),
+    archiveConversation: (cid: string) => call<void>('DELETE', `/api/assistant/conversations/${id(cid)}`),
+    restoreConversation: (cid: string) => call<Conversation>('POST', `/api/assistant/conversations/${id(cid)}/restore`),
+    history: async (cid: string, before?: string | null, limit = 50): Promise<Page<StoredMessage>> => {
+      const r = await call<{ items: StoredMessage[]; next_before: string | null }>(
+        'GET', `/api/assistant/history${q({ conversation_id: cid, before, limit })}`,
+      );
+      return { items: r.items, next: r.next_before };
+    },
+    active: (cid: string) => call<ActiveState>('GET', `/api/agent/conversations/${id(cid)}/active`),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+function statusCode(status: number): string {
+  if (status === 403) return 'FORBIDDEN';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 409) return 'CONFLICT';
+  if (status === 400 || status === 422) return 'VALIDATION_ERROR';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 429) return 'RATE_LIMITED';
+  return 'INTERNAL';
+}

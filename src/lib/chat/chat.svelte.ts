@@ -1,0 +1,269 @@
+/**
+ * One conversation's live state: history, the running submit, confirm/deny, Stop, Retry.
+ * Wire events go through the pure `applyChatEvent`; token frames are applied at most once per
+ * animation frame so a fast stream costs one render per frame.
+ * @module
+ */
+import type { Api } from './api.ts';
+import type { Connection } from './connection.svelte.ts';
+import { isApiError } from './errors.ts';
+import { itemsFromHistory } from './history.ts';
+import { applyChatEvent, initialView, type ChatEvent, type ChatView } from './reducer.ts';
+import type { ChatRun, SubmitInput } from './transport.ts';
+import type { ChatItem, ChatPhase, FileRef, WireChatMessage } from './types.ts';
+
+export interface ChatStateOptions {
+  api: Api;
+  connection: Pick<Connection, 'require' | 'lost'>;
+  onUnauthorized?: () => void;
+  /** A new conversation was created for the first message. */
+  onCreated?: (conversation: { id: string; title: string | null }) => void;
+  /** The phase changed (the tab gate tells other tabs). */
+  onPhase?: (phase: ChatPhase) => void;
+  /** Runs `fn` before the next paint; tests pass a synchronous one. */
+  schedule?: (fn: () => void) => void;
+  /** How long Stop waits for the gateway's terminal message before giving up on the run. */
+  stopGraceMs?: number;
+}
+
+const frame = (fn: () => void) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => fn()) : setTimeout(fn, 16));
+
+export class ChatState {
+  #view = $state.raw<ChatView>(initialView());
+  #conversationId = $state<string | null>(null);
+  #older = $state<string | null>(null);
+  #loading = $state<'idle' | 'history' | 'older'>('idle');
+  #loadError = $state<string | null>(null);
+  #options: ChatStateOptions;
+  #run: ChatRun | null = null;
+  #runToken = 0;
+  #pending: WireChatMessage[] = [];
+  #scheduled = false;
+  #lastInput: SubmitInput | null = null;
+  #lastApproval: string | null = null;
+  #stopped = -1;
+
+  readonly items: ChatItem[] = $derived(this.#view.items);
+  readonly phase: ChatPhase = $derived(this.#view.phase);
+  readonly busy: boolean = $derived(this.#view.phase === 'streaming');
+  readonly announcement: string = $derived(this.#view.announcement);
+  readonly pendingApproval = $derived(this.#view.items.find((i) => i.kind === 'approval' && i.status === 'pending') ?? null);
+
+  constructor(options: ChatStateOptions) {
+    this.#options = options;
+  }
+
+  get conversationId(): string | null {
+    return this.#conversationId;
+  }
+  get hasOlder(): boolean {
+    return this.#older !== null;
+  }
+  get loading(): 'idle' | 'history' | 'older' {
+    return this.#loading;
+  }
+  get loadError(): string | null {
+    return this.#loadError;
+  }
+
+  /** Switches to a conversation (null: a new, empty one) and loads its latest page. */
+  async open(id: string | null): Promise<void> {
+    if (id === this.#conversationId && id !== null) return;
+    this.#abandon();
+    this.#conversationId = id;
+    this.#older = null;
+    this.#loadError = null;
+    this.#dispatch({ type: 'loaded', items: [] });
+    if (id) await this.reload();
+  }
+
+  /** Reloads the latest page (after another tab finished, or after a reconnect). */
+  async reload(): Promise<void> {
+    const id = this.#conversationId;
+    if (!id || this.busy) return;
+    this.#loading = 'history';
+    try {
+      const page = await this.#options.api.history(id);
+      if (id !== this.#conversationId || this.busy) return;
+      this.#older = page.next;
+      this.#dispatch({ type: 'loaded', items: itemsFromHistory(page.items) });
+    } catch (error) {
+      this.#loadFailed(error);
+    } finally {
+      this.#loading = 'idle';
+    }
+  }
+
+  /** Loads the page before the oldest shown. */
+  async loadOlder(): Promise<void> {
+    const id = this.#conversationId;
+    if (!id || !this.#older || this.#loading !== 'idle') return;
+    this.#loading = 'older';
+    try {
+      const page = await this.#options.api.history(id, this.#older);
+      if (id !== this.#conversationId) return;
+      this.#older = page.next;
+      this.#dispatch({ type: 'loaded', items: itemsFromHistory(page.items), prepend: true });
+    } catch (error) {
+      this.#loadFailed(error);
+    } finally {
+      this.#loading = 'idle';
+    }
+  }
+
+  /** Sends a message; creates the conversation first when there is none. */
+  async send(text: string, files: FileRef[] = []): Promise<boolean> {
+    if (this.busy || (!text.trim() && files.length === 0)) return false;
+    let id = this.#conversationId;
+    if (!id) {
+      try {
+        const created = await this.#options.api.createConversation(text.trim().slice(0, 80) || 'Attachment');
+        id = created.id;
+        this.#conversationId = id;
+        this.#options.onCreated?.(created);
+      } catch (error) {
+        this.#dispatch({ type: 'submitted', text, files });
+        this.#fail(error);
+        return true;
+      }
+    }
+    void this.#start({ text, files, conversationId: id, action: null }, { type: 'submitted', text, files });
+    return true;
+  }
+
+  confirm(approvalId: string): void {
+    this.#decide(approvalId, 'confirm');
+  }
+  deny(approvalId: string): void {
+    this.#decide(approvalId, 'deny');
+  }
+
+  /** Stop: cancels the running submit; the answer so far stays, marked stopped. */
+  async stop(): Promise<void> {
+    const run = this.#run;
+    if (!run) return;
+    const token = this.#runToken;
+    this.#stopped = token;
+    await run.cancel().catch(() => undefined);
+    setTimeout(() => {
+      // The gateway should end the event itself; if it does not, stop listening to it.
+      if (this.#runToken === token && this.#run === run) {
+        this.#abandon();
+        this.#dispatch({ type: 'ended', reason: 'cancelled' });
+      }
+    }, this.#options.stopGraceMs ?? 3_000);
+  }
+
+  /** Retry after a retryable error: removes its card and repeats the last submit. */
+  retry(errorId: string): void {
+    const input = this.#lastInput;
+    this.#dispatch({ type: 'dismiss', id: errorId });
+    if (!input || this.busy) return;
+    const approvalId = input.action ? this.#lastApproval ?? undefined : undefined;
+    void this.#start(input, { type: 'submitted', text: input.text, files: input.files, action: input.action, approvalId, retry: true });
+  }
+
+  /** Marks approvals past their deadline expired (called by a clock). */
+  tick(now = Date.now()): void {
+    this.#dispatch({ type: 'tick', now });
+  }
+
+  #decide(approvalId: string, action: 'confirm' | 'deny'): void {
+    const card = this.#view.items.find((i) => i.id === approvalId);
+    if (!card || card.kind !== 'approval' || card.status !== 'pending' || card.deciding || this.busy) return;
+    const id = this.#conversationId;
+    if (!id) return;
+    this.#lastApproval = approvalId;
+    void this.#start({ text: action, files: [], conversationId: id, action }, { type: 'submitted', text: action, action, approvalId });
+  }
+
+  async #start(input: SubmitInput, event: ChatEvent): Promise<void> {
+    this.#lastInput = input;
+    const token = ++this.#runToken;
+    this.#dispatch(event);
+    let run: ChatRun;
+    try {
+      run = this.#options.connection.require().submit(input);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#run = run;
+    try {
+      for await (const e of run) {
+        if (token !== this.#runToken) return;
+        if (e.type === 'message') {
+          this.#queue(e.message);
+          const m = e.message.metadata;
+          if (m?.type === 'error' && m.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
+        } else {
+          this.#flush();
+          if (e.code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
+          if (e.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
+          this.#dispatch({ type: 'failed', code: e.code, detail: e.detail });
+          return;
+        }
+      }
+      if (token !== this.#runToken) return;
+      this.#flush();
+      this.#dispatch({ type: 'ended', reason: this.#stopped === token ? 'cancelled' : 'complete' });
+    } catch (error) {
+      if (token === this.#runToken) this.#fail(error);
+    } finally {
+      if (this.#run === run) this.#run = null;
+    }
+  }
+
+  #queue(message: WireChatMessage): void {
+    const type = message.metadata?.type;
+    // Only tokens are batched; cards and decisions show at once, in order.
+    if (type !== 'stream_token') {
+      this.#flush();
+      this.#dispatch({ type: 'message', message });
+      return;
+    }
+    this.#pending.push(message);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    (this.#options.schedule ?? frame)(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#pending.length === 0) return;
+    let view = this.#view;
+    for (const message of this.#pending) view = applyChatEvent(view, { type: 'message', message });
+    this.#pending = [];
+    this.#set(view);
+  }
+
+  #fail(error: unknown): void {
+    this.#flush();
+    const code = isApiError(error) ? error.code : 'INTERNAL';
+    if (code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
+    if (code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
+    this.#dispatch({ type: 'failed', code, detail: error instanceof Error ? error.message : String(error) });
+  }
+
+  #loadFailed(error: unknown): void {
+    if (isApiError(error) && error.code === 'UNAUTHORIZED') return this.#options.onUnauthorized?.();
+    this.#loadError = error instanceof Error ? error.message : String(error);
+  }
+
+  /** Forgets the running submit (conversation switched, or Stop got no answer). */
+  #abandon(): void {
+    this.#runToken++;
+    this.#pending = [];
+    this.#run = null;
+  }
+
+  #dispatch(event: ChatEvent): void {
+    this.#set(applyChatEvent(this.#view, event));
+  }
+
+  #set(view: ChatView): void {
+    const before = this.#view.phase;
+    this.#view = view;
+    if (view.phase !== before) this.#options.onPhase?.(view.phase);
+  }
+}

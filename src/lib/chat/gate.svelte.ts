@@ -1,0 +1,121 @@
+/**
+ * The multi-tab gate: while another tab streams or awaits confirmation on this conversation, this
+ * tab is read-only. Tabs of one browser tell each other through a BroadcastChannel (instant); other
+ * browsers are seen by polling `GET /api/agent/conversations/:id/active`.
+ * @module
+ */
+import { createSubscriber } from 'svelte/reactivity';
+import type { ActiveState, ChatPhase } from './types.ts';
+
+export interface GateMessage {
+  tab: string;
+  conversationId: string;
+  phase: ChatPhase;
+  /** A new tab asks the others to say what they are doing. */
+  hello?: boolean;
+}
+
+/** The pure decision: is another holder busy on this conversation? */
+export function isHeldElsewhere({ local, tabs, server }: {
+  local: ChatPhase;
+  tabs: readonly ChatPhase[];
+  server: ActiveState | null;
+}): { held: boolean; state: 'streaming' | 'awaiting_confirmation' | 'idle' } {
+  const tab = tabs.find((p) => p !== 'idle');
+  if (tab) return { held: true, state: tab };
+  // This tab's own run is what the server sees, or the pause is ours to answer.
+  if (local === 'streaming') return { held: false, state: 'idle' };
+  if (server?.active && server.state === 'streaming') return { held: true, state: 'streaming' };
+  return { held: false, state: 'idle' };
+}
+
+export interface GateOptions {
+  conversationId: () => string | null;
+  localPhase: () => ChatPhase;
+  fetchActive: (id: string) => Promise<ActiveState>;
+  channel?: () => BroadcastChannel | null;
+  pollMs?: number;
+}
+
+/** Reactive gate; reading `held` subscribes to the channel and the poll. */
+export class TabGate {
+  readonly tab = Math.random().toString(36).slice(2);
+  #tabs = $state.raw<Record<string, ChatPhase>>({});
+  #server = $state.raw<ActiveState | null>(null);
+  #options: GateOptions;
+  #channel: BroadcastChannel | null;
+  #subscribe: () => void;
+
+  constructor(options: GateOptions) {
+    this.#options = options;
+    this.#channel = (options.channel ?? defaultChannel)();
+    this.#subscribe = createSubscriber((update) => {
+      const onMessage = (e: MessageEvent<GateMessage>) => {
+        this.receive(e.data);
+        update();
+      };
+      this.#channel?.addEventListener('message', onMessage);
+      this.announce(true);
+      const timer = setInterval(() => void this.poll().then(update), options.pollMs ?? 3_000);
+      void this.poll().then(update);
+      return () => {
+        clearInterval(timer);
+        this.#channel?.removeEventListener('message', onMessage);
+      };
+    });
+  }
+
+  #decision() {
+    const id = this.#options.conversationId();
+    const tabs = id ? Object.entries(this.#tabs).filter(([k]) => k.startsWith(`${id}|`)).map(([, p]) => p) : [];
+    return isHeldElsewhere({ local: this.#options.localPhase(), tabs, server: id && this.#server ? this.#server : null });
+  }
+
+  /** True while another tab or browser holds this conversation. */
+  get held(): boolean {
+    this.#subscribe();
+    return this.#decision().held;
+  }
+
+  /** What the other holder is doing (for the banner). */
+  get state(): 'streaming' | 'awaiting_confirmation' | 'idle' {
+    this.#subscribe();
+    return this.#decision().state;
+  }
+
+  /** Tells other tabs what this tab is doing now. */
+  announce(hello = false): void {
+    const conversationId = this.#options.conversationId();
+    if (!conversationId) return;
+    this.#channel?.postMessage({ tab: this.tab, conversationId, phase: this.#options.localPhase(), hello } satisfies GateMessage);
+  }
+
+  /** Handles one channel message (public for tests). */
+  receive(message: GateMessage): void {
+    if (!message || message.tab === this.tab) return;
+    const key = `${message.conversationId}|${message.tab}`;
+    this.#tabs = { ...this.#tabs, [key]: message.phase };
+    if (message.hello && message.conversationId === this.#options.conversationId()) this.announce();
+  }
+
+  /** One poll of the active endpoint (public for tests). */
+  async poll(): Promise<void> {
+    const id = this.#options.conversationId();
+    if (!id) return;
+    try {
+      this.#server = await this.#options.fetchActive(id);
+    } catch {
+      // The gate is advisory; the server still refuses a second run with CONVERSATION_BUSY.
+    }
+  }
+
+  /** Say goodbye so other tabs do not stay read-only after this one closes. */
+  leave(): void {
+    const conversationId = this.#options.conversationId();
+    if (conversationId) this.#channel?.postMessage({ tab: this.tab, conversationId, phase: 'idle' } satisfies GateMessage);
+  }
+}
+
+function defaultChannel(): BroadcastChannel | null {
+  return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('airlock-chat');
+}

@@ -1,0 +1,186 @@
+/**
+ * The chat pane as a pure function of events: `applyChatEvent(view, event)` returns the next view.
+ * Wire events are the `/chat` yields; local events are what the user and the transport did.
+ * Every step is idempotent where the wire repeats itself (the completion re-sends the last yield).
+ * @module
+ */
+import { errorText, isRetryable, toErrorCode } from './errors.ts';
+import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, WireChatMessage } from './types.ts';
+
+export interface ChatView {
+  items: ChatItem[];
+  phase: ChatPhase;
+  /** The answer bubble the current run writes into, once it has one. */
+  answerId: string | null;
+  /** Counts runs, so item ids stay unique. */
+  run: number;
+  /** A polite screen-reader message: completions and approval requests, never single tokens. */
+  announcement: string;
+}
+
+export type ChatEvent =
+  | { type: 'message'; message: WireChatMessage }
+  | { type: 'submitted'; text: string; files?: FileRef[]; action?: 'confirm' | 'deny' | null; approvalId?: string; retry?: boolean }
+  | { type: 'ended'; reason: 'complete' | 'cancelled' | 'error' }
+  | { type: 'failed'; code: string; detail?: string }
+  | { type: 'tick'; now: number }
+  | { type: 'loaded'; items: ChatItem[]; prepend?: boolean }
+  | { type: 'dismiss'; id: string };
+
+export function initialView(): ChatView {
+  return { items: [], phase: 'idle', answerId: null, run: 0, announcement: '' };
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
+
+/** Next view for one event. Never mutates `view`. */
+export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
+  switch (event.type) {
+    case 'submitted': {
+      const run = view.run + 1;
+      let items = view.items;
+      if (event.action && event.approvalId) {
+        items = replaceItem(items, event.approvalId, (a) => (a.kind === 'approval' ? { ...a, deciding: event.action! } : a));
+      } else if (!event.action && !event.retry) {
+        items = [...items, { kind: 'user', id: `user-${run}`, text: event.text, files: event.files ?? [] }];
+      }
+      return { ...view, items, run, phase: 'streaming', answerId: null, announcement: '' };
+    }
+    case 'message':
+      return applyWire(view, event.message);
+    case 'ended': {
+      const cancelled = event.reason === 'cancelled';
+      const items = view.items.map((item) => {
+        if (item.kind === 'answer' && item.streaming) return { ...item, streaming: false, cancelled: cancelled || item.cancelled };
+        if (item.kind === 'approval' && item.deciding) return { ...item, deciding: undefined };
+        return item;
+      });
+      const pending = items.some((i) => i.kind === 'approval' && i.status === 'pending');
+      const errored = event.reason === 'error' || items[items.length - 1]?.kind === 'error';
+      const announcement =
+        pending || errored ? view.announcement : cancelled ? 'Answer stopped.' : view.phase === 'streaming' ? 'Answer complete.' : view.announcement;
+      return { ...view, items, phase: pending ? 'awaiting_confirmation' : 'idle', answerId: null, announcement };
+    }
+    case 'failed':
+      return applyChatEvent(addError(view, event.code, event.detail), { type: 'ended', reason: 'error' });
+    case 'tick': {
+      let changed = false;
+      const items = view.items.map((item) => {
+        if (item.kind !== 'approval' || item.status !== 'pending' || !item.expiresAt) return item;
+        if (Date.parse(item.expiresAt) > event.now) return item;
+        changed = true;
+        return { ...item, status: 'expired' as const, deciding: undefined };
+      });
+      if (!changed) return view;
+      const pending = items.some((i) => i.kind === 'approval' && i.status === 'pending');
+      const phase = view.phase === 'awaiting_confirmation' && !pending ? 'idle' : view.phase;
+      return { ...view, items, phase, announcement: 'The approval request expired.' };
+    }
+    case 'loaded': {
+      const items = event.prepend ? [...event.items, ...view.items] : event.items;
+      if (event.prepend) return { ...view, items };
+      const pending = items.some((i) => i.kind === 'approval' && i.status === 'pending');
+      return { ...view, items, phase: pending ? 'awaiting_confirmation' : 'idle', answerId: null };
+    }
+    case 'dismiss':
+      return { ...view, items: view.items.filter((i) => i.id !== event.id) };
+  }
+}
+
+function applyWire(view: ChatView, message: WireChatMessage): ChatView {
+  const m = message.metadata ?? {};
+  const type = typeof m.type === 'string' ? m.type : undefined;
+  switch (type) {
+    case 'stream_token':
+    case 'answer':
+    case undefined:
+      return writeAnswer(view, message.content, type === 'stream_token' ? str(m.token) : '');
+    case 'tool_start':
+      return upsertTool(view, str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) =>
+        t ? t : { kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: m.input, status: 'running' },
+      );
+    case 'tool_end':
+      return upsertTool(view, str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) => ({
+        kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: t?.input ?? m.input,
+        status: 'done', output: m.output, durationMs: typeof m.duration_ms === 'number' ? m.duration_ms : undefined,
+      }));
+    case 'tool_error':
+      return upsertTool(view, str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) => ({
+        kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: t?.input ?? m.input,
+        status: 'error', error: str(m.error) || errorText('TOOL_FAILURE'), durationMs: t?.durationMs,
+      }));
+    case 'confirm_required': {
+      const id = str(m.approval_id) || `approval-${view.run}`;
+      if (view.items.some((i) => i.id === id)) return { ...view, phase: 'awaiting_confirmation' };
+      const card: ApprovalItem = {
+        kind: 'approval', id, tool: str(m.tool), input: m.input, prompt: str(m.prompt),
+        expiresAt: typeof m.expires_at === 'string' ? m.expires_at : null,
+        timeoutS: typeof m.timeout_s === 'number' ? m.timeout_s : null, status: 'pending',
+      };
+      return { ...insertBeforeAnswer(view, card), phase: 'awaiting_confirmation', announcement: `Approval needed: ${card.prompt || card.tool}` };
+    }
+    case 'confirm_resolved': {
+      const result = str(m.result) as ApprovalStatus;
+      const status: ApprovalStatus = result === 'confirmed' || result === 'denied' || result === 'expired' ? result : 'denied';
+      const id = str(m.approval_id);
+      const items = view.items.map((i) =>
+        i.kind === 'approval' && (i.id === id || (!id && i.status === 'pending')) ? { ...i, status, deciding: undefined } : i,
+      );
+      return { ...view, items, phase: 'streaming', announcement: `Action ${status}.` };
+    }
+    case 'error': {
+      const code = toErrorCode(m.code);
+      let next = view;
+      if (code === 'APPROVAL_EXPIRED') next = resolvePending(view, 'expired');
+      return addError(next, code, str(m.detail));
+    }
+    default:
+      return view;
+  }
+}
+
+function writeAnswer(view: ChatView, content: unknown, token: string): ChatView {
+  const current = view.answerId ? view.items.find((i) => i.id === view.answerId) : undefined;
+  // `content` carries the whole answer so far, so a repeated or coalesced frame cannot duplicate text.
+  const text = typeof content === 'string' ? content : `${current && current.kind === 'answer' ? current.text : ''}${token}`;
+  if (current && current.kind === 'answer') {
+    if (current.text === text) return view;
+    return { ...view, items: replaceItem(view.items, current.id, () => ({ ...current, text })) };
+  }
+  if (!text) return view;
+  const id = `answer-${view.run}-${view.items.length}`;
+  return { ...view, items: [...view.items, { kind: 'answer', id, text, streaming: true }], answerId: id };
+}
+
+function upsertTool(view: ChatView, id: string, make: (existing: ToolItem | undefined) => ToolItem): ChatView {
+  const existing = view.items.find((i) => i.id === id);
+  if (existing && existing.kind === 'tool') {
+    const next = make(existing);
+    if (existing.status !== 'running' && next.status === 'running') return view;
+    return { ...view, items: replaceItem(view.items, id, () => next) };
+  }
+  return insertBeforeAnswer(view, make(undefined));
+}
+
+/** Cards go before the live answer bubble, so the answer stays last in its turn. */
+function insertBeforeAnswer(view: ChatView, item: ChatItem): ChatView {
+  const at = view.answerId ? view.items.findIndex((i) => i.id === view.answerId) : -1;
+  const items = at < 0 ? [...view.items, item] : [...view.items.slice(0, at), item, ...view.items.slice(at)];
+  return { ...view, items };
+}
+
+function resolvePending(view: ChatView, status: ApprovalStatus): ChatView {
+  const items = view.items.map((i) => (i.kind === 'approval' && (i.status === 'pending' || i.deciding) ? { ...i, status, deciding: undefined } : i));
+  return { ...view, items };
+}
+
+function addError(view: ChatView, code: string, detail = ''): ChatView {
+  const last = view.items[view.items.length - 1];
+  if (last && last.kind === 'error' && last.code === code && last.detail === detail) return view;
+  const item: ChatItem = { kind: 'error', id: `error-${view.run}-${view.items.length}`, code, detail, retryable: isRetryable(code) };
+  return { ...view, items: [...view.items, item], announcement: errorText(code) };
+}
+
+function replaceItem(items: ChatItem[], id: string, f: (item: ChatItem) => ChatItem): ChatItem[] {
+  return items.map((i) => (i.id === id ? f(i) : i));
+}

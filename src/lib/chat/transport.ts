@@ -1,0 +1,123 @@
+/**
+ * How the chat reaches the gateway. `ChatTransport` is the seam the tests fake; the default wraps
+ * `@gradio/client`: one keyword-shaped `submit("/chat", {message, conversation_id, action})` per
+ * message with `events: ["data", "status"]`, `cancel()` for Stop, `upload_files` for attachments.
+ * @module
+ */
+import { ApiError, toErrorCode } from './errors.ts';
+import type { FileRef, WireChatMessage } from './types.ts';
+
+export interface SubmitInput {
+  text: string;
+  files: FileRef[];
+  conversationId: string;
+  action: 'confirm' | 'deny' | null;
+}
+
+/** What one run yields: the gateway's messages, then at most one failure. */
+export type TransportEvent = { type: 'message'; message: WireChatMessage } | { type: 'failed'; code: string; detail: string };
+
+export interface ChatRun extends AsyncIterable<TransportEvent> {
+  cancel(): Promise<void>;
+}
+
+export interface ChatTransport {
+  submit(input: SubmitInput): ChatRun;
+  upload(files: File[]): Promise<FileRef[]>;
+  /** A cheap liveness check of the gateway. */
+  probe(): Promise<boolean>;
+  /** What `/config` says about the model, when it says anything. */
+  readonly info: { offlineModel: boolean };
+  close(): void;
+}
+
+/** Opens a transport for a user token; throws ApiError UNAUTHORIZED or GRADIO_UNREACHABLE. */
+export type ConnectTransport = (token: string) => Promise<ChatTransport>;
+
+export const GRADIO_PATH = '/api/agent/gradio';
+
+/** Maps a Gradio error status (title/message) to a taxonomy code. */
+export function codeFromStatus(status: { title?: unknown; message?: unknown; broken?: boolean }): { code: string; detail: string } {
+  const message = typeof status.message === 'string' ? status.message : '';
+  const title = typeof status.title === 'string' ? status.title : '';
+  if (status.broken) return { code: 'GRADIO_UNREACHABLE', detail: message };
+  const named = `${title} ${message}`.match(/\b([A-Z]+(?:_[A-Z]+)+|UNAUTHORIZED|FORBIDDEN|INTERNAL|CONFLICT)\b/);
+  if (named && toErrorCode(named[1]) === named[1]) return { code: named[1], detail: message };
+  if (/not authenticated|credentials|\b401\b/i.test(message)) return { code: 'UNAUTHORIZED', detail: message };
+  if (/connection errored|failed to fetch|networkerror|could not resolve app config/i.test(message)) return { code: 'GRADIO_UNREACHABLE', detail: message };
+  return { code: 'INTERNAL', detail: message };
+}
+
+/** The default transport: `Client.connect(origin + "/api/agent/gradio")` with the user's bearer token. */
+export const connectGradio: ConnectTransport = async (token) => {
+  const { Client } = await import('@gradio/client');
+  const base = `${location.origin}${GRADIO_PATH}`;
+  const headers = { Authorization: `Bearer ${token}` };
+  let client: InstanceType<typeof Client>;
+  try {
+    client = await Client.connect(base, { headers, events: ['data', 'status'], record_history: false });
+  } catch (error) {
+    const { code, detail } = codeFromStatus({ message: (error as Error)?.message });
+    throw new ApiError(code === 'INTERNAL' ? 'GRADIO_UNREACHABLE' : code, detail);
+  }
+  const config = (client.config ?? {}) as Record<string, unknown>;
+  const info = { offlineModel: readOfflineFlag(config) };
+
+  return {
+    info,
+    submit(input) {
+      const submission = client.submit('/chat', {
+        message: { text: input.text, files: input.files },
+        conversation_id: input.conversationId,
+        action: input.action,
+      });
+      async function* events(): AsyncGenerator<TransportEvent> {
+        for await (const event of submission) {
+          if (event.type === 'data') {
+            for (const value of event.data as unknown[]) {
+              for (const message of Array.isArray(value) ? value : [value]) {
+                if (message && typeof message === 'object') yield { type: 'message', message: message as WireChatMessage };
+              }
+            }
+          } else if (event.type === 'status' && event.stage === 'error') {
+            yield { type: 'failed', ...codeFromStatus(event) };
+            return;
+          } else if (event.type === 'status' && event.stage === 'complete') return;
+        }
+      }
+      const iterator = events();
+      return {
+        [Symbol.asyncIterator]: () => iterator,
+        cancel: () => submission.cancel(),
+      };
+    },
+    async upload(files) {
+      const root = String(config.root || base);
+      const result = await client.upload_files(root, files);
+      if (result.error || !result.files) {
+        const status = Number(/HTTP (\d+)/.exec(result.error ?? '')?.[1] ?? 0);
+        throw new ApiError(status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'INTERNAL', result.error ?? 'Upload failed', status);
+      }
+      return result.files.map((path, i) => ({
+        path, orig_name: files[i]?.name, size: files[i]?.size, mime_type: files[i]?.type || undefined,
+        meta: { _type: 'gradio.FileData' as const },
+      }));
+    },
+    async probe() {
+      try {
+        const response = await fetch(`${base}/config`, { headers, cache: 'no-store' });
+        return response.ok;
+      } catch {
+        return false;
+      }
+    },
+    close: () => client.close(),
+  };
+};
+
+/** The gateway marks the offline demo model in its config; accept the spellings it may use. */
+export function readOfflineFlag(config: Record<string, unknown>): boolean {
+  const airlock = config.airlock as Record<string, unknown> | undefined;
+  const metadata = config.metadata as Record<string, unknown> | undefined;
+  return Boolean(config.offline_model ?? airlock?.offline_model ?? metadata?.offline_model);
+}
