@@ -58,7 +58,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     }
 
     if (input.conversationId) {
-      const conversation = await getConversationForUser(deps.pool, { userId: user.userId, conversationId: input.conversationId });
+      const conversation = await getConversationForUser(deps.pool, { userId: user.userId, id: input.conversationId });
       if (!conversation) {
         yield fail(input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.'));
         return;
@@ -68,7 +68,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       yield fail(new AirlockError('APPROVAL_NOT_FOUND'));
       return;
     } else {
-      conversationId = (await createConversation(deps.pool, { userId: user.userId, title: input.text || 'Attachments' })).id;
+      conversationId = (await createConversation(deps.pool, { userId: user.userId, text: input.text || 'Attachments' })).id;
     }
 
     const lease = await ConversationLease.acquire(deps.pool, conversationId, request.eventId, deps.leaseTtlS);
@@ -101,10 +101,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
         events = deps.agent.resume({ ...runContext, decisions });
       } else {
-        if (Object.keys(decisions).length > 0) {
-          // Close the paused turn first (the tool calls get their denial), then take the new message.
-          for await (const _ of deps.agent.resume({ ...runContext, decisions })) void _;
-        }
+        // The agent answers the superseded tool calls itself before it takes the new message.
         await transcript.user(input.text, input.files);
         events = deps.agent.run({ ...runContext, text: withFileNotes(input) });
       }

@@ -5,7 +5,7 @@
  * per token.
  * @module
  */
-import { appendMessage, updateMessage, updateMessagesByMetadata } from '../db/messages.ts';
+import { appendMessage, findMessageByMetadata, updateMessage } from '../db/messages.ts';
 import type { Queryable } from '../db/index.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { FileRef } from './input.ts';
@@ -16,7 +16,7 @@ export class Transcript {
   readonly #db: Queryable;
   readonly #conversationId: string;
   readonly #toolMessageIds = new Map<string, string>();
-  #answer: { id: string | null; text: string; flushedAt: number } | null = null;
+  #answer: { id: string; text: string; flushedAt: number } | null = null;
 
   constructor(db: Queryable, conversationId: string) {
     this.#db = db;
@@ -54,12 +54,11 @@ export class Transcript {
   }
 
   async toolEnd(toolCallId: string, result: { output: unknown; durationMs: number } | { error: string; code?: ErrorCode }): Promise<void> {
-    const id = this.#toolMessageIds.get(toolCallId);
+    const id = this.#toolMessageIds.get(toolCallId) ?? (await this.#findCard('tool_call_id', toolCallId));
     const patch = 'error' in result
       ? { status: 'error', error: result.error, ...(result.code ? { code: result.code } : {}) }
       : { status: 'done', output: result.output, duration_ms: result.durationMs };
-    if (id) await updateMessage(this.#db, id, { metadataPatch: patch });
-    else await updateMessagesByMetadata(this.#db, this.#conversationId, { tool_call_id: toolCallId }, patch);
+    if (id) await updateMessage(this.#db, { id, metadataPatch: patch });
   }
 
   async approvalRequested(card: {
@@ -89,7 +88,13 @@ export class Transcript {
   }
 
   async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired'): Promise<void> {
-    await updateMessagesByMetadata(this.#db, this.#conversationId, { approval_id: approvalId }, { status });
+    const id = await this.#findCard('approval_id', approvalId);
+    if (id) await updateMessage(this.#db, { id, metadataPatch: { status } });
+  }
+
+  /** A card written by an earlier run (a resumed turn's tool, a paused turn's approval). */
+  async #findCard(key: string, value: string): Promise<string | undefined> {
+    return (await findMessageByMetadata(this.#db, { conversationId: this.#conversationId, key, value }))?.id;
   }
 
   /** Writes the current answer segment and starts a new one at the next token. */
@@ -106,7 +111,7 @@ export class Transcript {
 
   async #flushAnswer(extra: Record<string, unknown> = {}): Promise<void> {
     const answer = this.#answer!;
-    await updateMessage(this.#db, answer.id!, { content: answer.text, ...(Object.keys(extra).length ? { metadataPatch: extra } : {}) });
+    await updateMessage(this.#db, { id: answer.id, content: answer.text, ...(Object.keys(extra).length ? { metadataPatch: extra } : {}) });
     answer.flushedAt = Date.now();
   }
 }

@@ -1,0 +1,41 @@
+/**
+ * The /chat endpoint's Gradio definition: parameters in the order ARCHITECTURE.md fixes, each
+ * with a default so that positional, keyword and the ADR's call shapes all resolve.
+ * @module
+ */
+import type { EndpointDefinition } from '../gradio/index.ts';
+import type { ChatIdentity } from './identity.ts';
+
+const FILE_DATA = { type: 'object', properties: { path: { type: 'string' }, orig_name: { type: 'string' } } };
+
+export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler']): EndpointDefinition<ChatIdentity> {
+  return {
+    apiName: 'chat',
+    description: 'Chat with the operations assistant. Streams ChatMessages whose metadata.type says what happened.',
+    inputs: [
+      {
+        name: 'message',
+        label: 'Message',
+        component: 'multimodaltextbox',
+        type: { type: 'object', properties: { text: { type: 'string' }, files: { type: 'array', items: FILE_DATA } } },
+        pythonType: 'dict(text: str, files: list[filepath])',
+        default: null,
+        example: { text: 'What is the health of payments-api?', files: [] },
+      },
+      { name: 'conversation_id', label: 'Conversation id', component: 'textbox', default: null, example: '' },
+      { name: 'action', label: 'Action (confirm or deny)', component: 'textbox', default: null, example: '' },
+      { name: 'text', label: 'Text', component: 'textbox', default: null, example: '' },
+      {
+        name: 'files',
+        label: 'Files',
+        component: 'json',
+        type: { type: 'array', items: FILE_DATA },
+        pythonType: 'list[filepath]',
+        default: null,
+        example: [],
+      },
+    ],
+    outputs: [{ label: 'Response', component: 'json' }],
+    handler,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The real @gradio/client against a running Airlock: log in, connect to /chat, collect a turn.
+ */
+import { Client } from '@gradio/client';
+
+export const DEMO_PASSWORD = 'demo-password-1';
+
+export interface WireMessage {
+  role: string;
+  content: string;
+  metadata: Record<string, unknown> & { type: string; conversation_id: string };
+}
+
+export interface Turn {
+  messages: WireMessage[];
+  types: string[];
+  final: WireMessage | undefined;
+  status: string;
+  errorMessage?: string;
+}
+
+export async function login(baseUrl: string, username: string, password = DEMO_PASSWORD): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (res.status !== 200) throw new Error(`login ${username}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+export function connectChat(baseUrl: string, token: string): Promise<Client> {
+  return Client.connect(`${baseUrl}/api/agent/gradio`, {
+    headers: { Authorization: `Bearer ${token}` },
+    events: ['data', 'status'],
+  });
+}
+
+type Submission = ReturnType<Client['submit']>;
+
+/** Iterates a submission to its end; `onMessage` may act mid-stream (cancel, a second client…). */
+export async function collect(submission: Submission, onMessage?: (m: WireMessage, index: number) => void | Promise<void>): Promise<Turn> {
+  const messages: WireMessage[] = [];
+  let status = 'pending';
+  let errorMessage: string | undefined;
+  for await (const event of submission) {
+    if (event.type === 'data') {
+      const message = (event.data as unknown[])[0] as WireMessage;
+      // process_completed repeats the last value; keep each yield once
+      if (messages.length && JSON.stringify(messages.at(-1)) === JSON.stringify(message)) continue;
+      messages.push(message);
+      await onMessage?.(message, messages.length - 1);
+    } else if (event.type === 'status') {
+      status = event.stage;
+      if (event.stage === 'error') errorMessage = typeof event.message === 'string' ? event.message : JSON.stringify(event.message);
+    }
+  }
+  return { messages, types: messages.map((m) => m.metadata.type), final: messages.at(-1), status, errorMessage };
+}
+
+export function chat(client: Client, text: string, conversationId: string | null = null, action: 'confirm' | 'deny' | null = null): Submission {
+  return client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId ?? '', action: action ?? '' });
+}
