@@ -26,7 +26,7 @@ describe('safeBasename', () => {
   it('keeps the last segment and strips risky characters', () => {
     expect(safeBasename('/home/me/report.pdf')).toBe('report.pdf');
     expect(safeBasename('C:\\Users\\me\\a.txt')).toBe('a.txt');
-    expect(safeBasename('..')).toBe('_.');
+    expect(safeBasename('..')).toBe('_');
     expect(safeBasename(undefined)).toBe('blob');
     expect(safeBasename('a\nb.txt')).toBe('a_b.txt');
   });
