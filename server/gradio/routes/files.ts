@@ -45,7 +45,7 @@ export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): vo
       .header('Content-Security-Policy', "default-src 'none'; sandbox")
       .header('Cache-Control', 'private, max-age=31536000, immutable')
       .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(name)}`);
-    if (request.method === 'HEAD') return reply.send();
+    // HEAD goes through this handler too (Fastify's exposed HEAD route) and keeps the headers.
     return reply.send(createReadStream(found.path));
   });
 }
