@@ -1,11 +1,42 @@
-/** The api role (placeholder until the backend API lands). */
+/**
+ * The api role: /api/auth, /api/tools, /api/assistant, /api/agent, /api/audit. At start it makes
+ * sure the signing key and (when enabled) the demo users exist.
+ * @module
+ */
 import type { FastifyPluginAsync } from 'fastify';
+import { ensureDemoUsers } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
+import { agentRoutes } from './agent/active.ts';
+import { auditRoutes } from './audit/routes.ts';
+import { authRoutes } from './auth/routes.ts';
+import { createApiContext } from './context.ts';
+import { conversationRoutes } from './conversations/routes.ts';
+import { toolRoutes } from './tools/index.ts';
 
 export interface ApiOptions {
   config: Config;
   pool: Pool;
 }
 
-export const apiRoutes: FastifyPluginAsync<ApiOptions> = async () => {};
+export { TOOLS, type ToolSpec, type ToolName } from './tools/index.ts';
+
+export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, pool }) => {
+  const ctx = createApiContext({ config, pool });
+  await ctx.keys.signingKey();
+  if (config.demoUsers) {
+    const demo = await ensureDemoUsers(pool, config);
+    if (demo.generatedPassword) {
+      // Printed once, at the start that created the users; only its hash is stored.
+      process.stdout.write(
+        `Demo users ${demo.created.join(', ')} created; their password is: ${demo.generatedPassword}\n` +
+          '(shown once; set DEMO_PASSWORD to choose it)\n',
+      );
+    }
+  }
+  await app.register(authRoutes, { prefix: '/api/auth', ctx });
+  await app.register(toolRoutes, { prefix: '/api/tools', ctx });
+  await app.register(conversationRoutes, { prefix: '/api/assistant', ctx });
+  await app.register(agentRoutes, { prefix: '/api/agent', ctx });
+  await app.register(auditRoutes, { prefix: '/api/audit', ctx });
+};

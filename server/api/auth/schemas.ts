@@ -1,0 +1,12 @@
+/** Request schemas of /api/auth. */
+import { z } from 'zod';
+
+export const LoginBody = z.object({
+  username: z.string().trim().min(1).max(64),
+  password: z.string().min(1).max(1024),
+});
+
+export const ServiceTokenBody = z.object({
+  client_id: z.string().min(1).max(200),
+  client_secret: z.string().min(1).max(1024),
+});

@@ -1,0 +1,105 @@
+/**
+ * /api/assistant: a user's conversations (create, list + search, rename, archive, restore), their
+ * history and appended messages. Another user's conversation is 404, never 403.
+ * @module
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  createConversation,
+  getConversationForUser,
+  listConversations,
+  renameConversation,
+  setConversationArchived,
+  type Conversation,
+} from '../../db/conversations.ts';
+import { appendMessage, listMessages } from '../../db/messages.ts';
+import { AirlockError } from '../../errors.ts';
+import type { ApiContext } from '../context.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { requestUser, requireUser } from '../identity.ts';
+import { parseInput } from '../validate.ts';
+import {
+  AppendMessageBody,
+  ConversationCursor,
+  ConversationParams,
+  CreateConversationBody,
+  HistoryCursor,
+  HistoryQuery,
+  ListConversationsQuery,
+  RenameConversationBody,
+} from './schemas.ts';
+import { conversationJson, messageJson } from './serialize.ts';
+
+function found(conversation: Conversation | null): Conversation {
+  if (!conversation) throw new AirlockError('NOT_FOUND', 'No such conversation.');
+  return conversation;
+}
+
+export const conversationRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {
+  const { pool } = ctx;
+  app.addHook('onRequest', requireUser(ctx));
+
+  app.post('/conversations', async (request, reply) => {
+    const body = parseInput(CreateConversationBody, request.body, 'body');
+    const conversation = await createConversation(pool, { userId: requestUser(request).userId, title: body.title });
+    return reply.status(201).send(conversationJson(conversation));
+  });
+
+  app.get('/conversations', async (request) => {
+    const query = parseInput(ListConversationsQuery, request.query, 'query');
+    const cursor = query.cursor ? decodeCursor(query.cursor, ConversationCursor) : null;
+    const page = await listConversations(pool, {
+      userId: requestUser(request).userId,
+      archived: query.archived,
+      query: query.q,
+      after: cursor ? { updatedAt: cursor.u, id: cursor.i, rank: cursor.r } : null,
+      limit: query.limit,
+    });
+    return {
+      items: page.items.map(conversationJson),
+      next_cursor: page.next ? encodeCursor({ u: page.next.updatedAt, i: page.next.id, r: page.next.rank }) : null,
+    };
+  });
+
+  app.patch('/conversations/:id', async (request) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    const { title } = parseInput(RenameConversationBody, request.body, 'body');
+    return conversationJson(found(await renameConversation(pool, { id, userId: requestUser(request).userId, title })));
+  });
+
+  app.delete('/conversations/:id', async (request, reply) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    found(await setConversationArchived(pool, { id, userId: requestUser(request).userId, archived: true }));
+    return reply.status(204).send();
+  });
+
+  app.post('/conversations/:id/restore', async (request) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    return conversationJson(found(await setConversationArchived(pool, { id, userId: requestUser(request).userId, archived: false })));
+  });
+
+  app.get('/history', async (request) => {
+    const query = parseInput(HistoryQuery, request.query, 'query');
+    found(await getConversationForUser(pool, { id: query.conversation_id, userId: requestUser(request).userId }));
+    const before = query.before ? decodeCursor(query.before, HistoryCursor, 'before') : null;
+    const page = await listMessages(pool, { conversationId: query.conversation_id, beforeSeq: before?.s, limit: query.limit });
+    return {
+      items: page.items.map(messageJson),
+      next_before: page.nextBeforeSeq ? encodeCursor({ s: page.nextBeforeSeq }) : null,
+    };
+  });
+
+  app.post('/conversations/:id/messages', async (request, reply) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    const body = parseInput(AppendMessageBody, request.body, 'body');
+    found(await getConversationForUser(pool, { id, userId: requestUser(request).userId }));
+    const message = await appendMessage(pool, {
+      conversationId: id,
+      role: body.role,
+      content: body.content,
+      metadata: body.metadata,
+      requestId: body.request_id,
+    });
+    return reply.status(201).send(messageJson(message));
+  });
+};

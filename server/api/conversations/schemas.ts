@@ -1,0 +1,38 @@
+/** Request schemas of /api/assistant (conversations, history, messages). */
+import { z } from 'zod';
+
+export const ConversationParams = z.object({ id: z.uuid({ message: 'must be a conversation id' }) });
+
+const title = z.string().trim().min(1).max(200);
+
+export const CreateConversationBody = z.object({ title: title.optional() }).default({});
+
+export const RenameConversationBody = z.object({ title });
+
+export const ListConversationsQuery = z.object({
+  q: z.string().trim().max(200).optional(),
+  cursor: z.string().max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  archived: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+});
+
+export const ConversationCursor = z.object({
+  u: z.string().min(1).max(64),
+  i: z.uuid(),
+  r: z.string().regex(/^[0-9.e+-]+$/i).max(32).optional(),
+});
+
+export const HistoryQuery = z.object({
+  conversation_id: z.uuid({ message: 'must be a conversation id' }),
+  before: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const HistoryCursor = z.object({ s: z.string().regex(/^\d{1,19}$/) });
+
+export const AppendMessageBody = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string().max(200_000),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+  request_id: z.string().trim().min(1).max(200).optional(),
+});

@@ -1,0 +1,20 @@
+/** Conversations and messages -> wire JSON (CONTRACTS §2). */
+import type { Conversation } from '../../db/conversations.ts';
+import type { Message } from '../../db/messages.ts';
+
+export const conversationJson = (c: Conversation) => ({
+  id: c.id,
+  title: c.title,
+  created_at: c.createdAt,
+  updated_at: c.updatedAt,
+  archived: c.archived,
+});
+
+export const messageJson = (m: Message) => ({
+  id: m.id,
+  conversation_id: m.conversationId,
+  role: m.role,
+  content: m.content,
+  metadata: m.metadata,
+  created_at: m.createdAt,
+});

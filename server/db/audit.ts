@@ -1,0 +1,137 @@
+/**
+ * The audit_log table: one row per tool call, allowed or refused, with both principals.
+ * @module
+ */
+import type { Queryable } from './pool.ts';
+
+export type AuditOutcome = 'success' | 'denied' | 'unauthorized' | 'invalid' | 'not_found' | 'conflict' | 'error' | 'replayed';
+
+export interface AuditEntry {
+  serviceActor: string | null;
+  userId: string | null;
+  username: string | null;
+  userRole: string | null;
+  operation: string;
+  method: string;
+  path: string;
+  arguments: Record<string, unknown>;
+  outcome: AuditOutcome;
+  statusCode: number;
+  errorCode: string | null;
+  toolCallId: string | null;
+  conversationId: string | null;
+  durationMs: number | null;
+}
+
+export interface AuditRecord extends AuditEntry {
+  id: string;
+  at: Date;
+}
+
+interface AuditRow {
+  id: string;
+  at: Date;
+  service_actor: string | null;
+  user_id: string | null;
+  username: string | null;
+  user_role: string | null;
+  operation: string;
+  method: string;
+  path: string;
+  arguments: Record<string, unknown>;
+  outcome: AuditOutcome;
+  status_code: number;
+  error_code: string | null;
+  tool_call_id: string | null;
+  conversation_id: string | null;
+  duration_ms: number | null;
+}
+
+function toRecord(row: AuditRow): AuditRecord {
+  return {
+    id: String(row.id),
+    at: row.at,
+    serviceActor: row.service_actor,
+    userId: row.user_id,
+    username: row.username,
+    userRole: row.user_role,
+    operation: row.operation,
+    method: row.method,
+    path: row.path,
+    arguments: row.arguments,
+    outcome: row.outcome,
+    statusCode: row.status_code,
+    errorCode: row.error_code,
+    toolCallId: row.tool_call_id,
+    conversationId: row.conversation_id,
+    durationMs: row.duration_ms,
+  };
+}
+
+/** Writes one audit row. */
+export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
+  await q.query(
+    `INSERT INTO audit_log (service_actor, user_id, username, user_role, operation, method, path, arguments,
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14)`,
+    [
+      e.serviceActor,
+      e.userId,
+      e.username,
+      e.userRole,
+      e.operation,
+      e.method,
+      e.path,
+      JSON.stringify(e.arguments),
+      e.outcome,
+      e.statusCode,
+      e.errorCode,
+      e.toolCallId,
+      e.conversationId,
+      e.durationMs,
+    ],
+  );
+}
+
+export interface AuditFilter {
+  operation?: string;
+  userId?: string;
+  outcome?: AuditOutcome;
+  toolCallId?: string;
+  conversationId?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** Newest first, keyset-paged by id (`beforeId`). */
+export async function listAudit(
+  q: Queryable,
+  input: AuditFilter & { beforeId?: string | null; limit: number },
+): Promise<{ items: AuditRecord[]; nextBeforeId: string | null }> {
+  const { rows } = await q.query<AuditRow>(
+    `SELECT * FROM audit_log a
+     WHERE ($1::text IS NULL OR a.operation = $1)
+       AND ($2::uuid IS NULL OR a.user_id = $2)
+       AND ($3::text IS NULL OR a.outcome = $3)
+       AND ($4::text IS NULL OR a.tool_call_id = $4)
+       AND ($5::text IS NULL OR a.conversation_id = $5)
+       AND ($6::timestamptz IS NULL OR a.at >= $6)
+       AND ($7::timestamptz IS NULL OR a.at < $7)
+       AND ($8::bigint IS NULL OR a.id < $8)
+     ORDER BY a.id DESC LIMIT $9`,
+    [
+      input.operation ?? null,
+      input.userId ?? null,
+      input.outcome ?? null,
+      input.toolCallId ?? null,
+      input.conversationId ?? null,
+      input.since ?? null,
+      input.until ?? null,
+      input.beforeId ?? null,
+      input.limit + 1,
+    ],
+  );
+  const page = rows.slice(0, input.limit);
+  const nextBeforeId = rows.length > input.limit ? String(page[page.length - 1].id) : null;
+  return { items: page.map(toRecord), nextBeforeId };
+}
