@@ -1,0 +1,56 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createApi } from '../../../../../src/lib/chat/api.ts';
+import { isApiError } from '../../../../../src/lib/chat/errors.ts';
+
+function respond(status: number, body?: unknown) {
+  const fn = vi.fn(async (_url: string, _init?: RequestInit) =>
+    new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }));
+  return fn as typeof fn & typeof fetch;
+}
+
+describe('createApi', () => {
+  it('sends the bearer token and maps the list shape', async () => {
+    const fetch = respond(200, { items: [{ id: 'c1' }], next_cursor: 'abc' });
+    const api = createApi({ token: () => 'tok', fetch });
+    const page = await api.listConversations({ q: 'latency', archived: false, limit: 30 });
+    expect(page).toEqual({ items: [{ id: 'c1' }], next: 'abc' });
+    const [url, init] = fetch.mock.calls[0];
+    expect(url).toBe('/api/assistant/conversations?q=latency&archived=false&limit=30');
+    expect((init!.headers as Record<string, string>).authorization).toBe('Bearer tok');
+  });
+
+  it('history pages with before and maps next_before', async () => {
+    const fetch = respond(200, { items: [], next_before: null });
+    const api = createApi({ token: () => 'tok', fetch });
+    expect(await api.history('c 1', 'm5', 20)).toEqual({ items: [], next: null });
+    expect(fetch.mock.calls[0][0]).toBe('/api/assistant/history?conversation_id=c+1&before=m5&limit=20');
+  });
+
+  it('maps {error:{code,message}} to ApiError with the taxonomy code', async () => {
+    const api = createApi({ token: () => 'tok', fetch: respond(403, { error: { code: 'FORBIDDEN', message: 'no', details: { permission: 'x' } } }) });
+    const error = await api.active('c1').catch((e) => e);
+    expect(isApiError(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'FORBIDDEN', message: 'no', status: 403, details: { permission: 'x' } });
+  });
+
+  it('401 calls onUnauthorized (but not for a failed login)', async () => {
+    const onUnauthorized = vi.fn();
+    const api = createApi({ token: () => 'tok', onUnauthorized, fetch: respond(401, { error: { code: 'UNAUTHORIZED', message: 'expired' } }) });
+    await expect(api.me()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(onUnauthorized).toHaveBeenCalledOnce();
+    await expect(api.login('a', 'b')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(onUnauthorized).toHaveBeenCalledOnce();
+  });
+
+  it('a body without a code maps by status; a network failure is status 0', async () => {
+    await expect(createApi({ token: () => null, fetch: respond(404, { message: 'x' }) }).active('c')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
+    await expect(createApi({ token: () => null, fetch: offline }).me()).rejects.toMatchObject({ status: 0 });
+  });
+
+  it('204 resolves to undefined (archive)', async () => {
+    const fetch = respond(204);
+    await expect(createApi({ token: () => 't', fetch }).archiveConversation('c1')).resolves.toBeUndefined();
+    expect(fetch.mock.calls[0][1]!.method).toBe('DELETE');
+  });
+});

@@ -1,0 +1,225 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ChatState } from '../../../../../src/lib/chat/chat.svelte.ts';
+import { ApiError } from '../../../../../src/lib/chat/errors.ts';
+import type { StoredMessage } from '../../../../../src/lib/chat/types.ts';
+import { fakeApi, FakeTransport, settle, wire } from './fakes.ts';
+
+function setup(history: Record<string, StoredMessage[]> = {}) {
+  const transport = new FakeTransport();
+  const api = fakeApi(history);
+  const connection = { require: () => transport, lost: vi.fn() };
+  const onUnauthorized = vi.fn();
+  const onCreated = vi.fn();
+  const phases: string[] = [];
+  const chat = new ChatState({
+    api, connection, onUnauthorized, onCreated, onPhase: (p) => phases.push(p),
+    schedule: (fn) => fn(), stopGraceMs: 50,
+  });
+  return { chat, transport, api, connection, onUnauthorized, onCreated, phases };
+}
+
+const stored = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> = {}): StoredMessage => ({
+  id, conversation_id: 'c1', role, content, metadata, created_at: '2026-01-01T00:00:00Z',
+});
+const future = () => new Date(Date.now() + 60_000).toISOString();
+
+describe('ChatState', () => {
+  it('1. creates the conversation for the first message, 2. submits once with the keyword shape, 3. streams tokens', async () => {
+    const { chat, transport, api, onCreated, phases } = setup();
+    await chat.open(null);
+    expect(await chat.send('What can you do?')).toBe(true);
+    await settle();
+    expect(api.calls).toEqual(['create:What can you do?']);
+    expect(onCreated).toHaveBeenCalledWith(expect.objectContaining({ id: 'c1' }));
+    expect(chat.conversationId).toBe('c1');
+    expect(transport.runs).toHaveLength(1);
+    expect(transport.last.input).toEqual({ text: 'What can you do?', files: [], conversationId: 'c1', action: null });
+    expect(chat.busy).toBe(true);
+
+    transport.last.push(wire.token('I can', 'I can'));
+    transport.last.push(wire.token('I can help.', ' help.'));
+    await settle();
+    expect(chat.items.at(-1)).toMatchObject({ kind: 'answer', text: 'I can help.', streaming: true });
+
+    transport.last.end();
+    await settle();
+    expect(chat.busy).toBe(false);
+    expect(chat.items.at(-1)).toMatchObject({ streaming: false });
+    expect(chat.announcement).toBe('Answer complete.');
+    expect(phases).toEqual(['streaming', 'idle']);
+  });
+
+  it('ignores a send while a run streams, and empty messages', async () => {
+    const { chat, transport } = setup();
+    await chat.open('c9');
+    expect(await chat.send('   ')).toBe(false);
+    await chat.send('one');
+    expect(await chat.send('two')).toBe(false);
+    expect(transport.runs).toHaveLength(1);
+  });
+
+  it('HITL: confirm is a second submit with action "confirm", then the resumed answer streams', async () => {
+    const { chat, transport, phases } = setup();
+    await chat.open('c1');
+    await chat.send('Deploy checkout-api 2.4.1 to staging');
+    transport.last.push(wire.toolStart('t1', 'list_deployments', {}));
+    transport.last.push(wire.toolEnd('t1', 'list_deployments', []));
+    transport.last.push(wire.confirm('ap-1', 'deploy_service', { service: 'checkout-api', version: '2.4.1', environment: 'staging' }, future()));
+    transport.last.end();
+    await settle();
+    expect(chat.phase).toBe('awaiting_confirmation');
+    expect(chat.pendingApproval).toMatchObject({ id: 'ap-1', tool: 'deploy_service' });
+
+    chat.confirm('ap-1');
+    chat.confirm('ap-1'); // a double click sends once
+    await settle();
+    expect(transport.runs).toHaveLength(2);
+    expect(transport.last.input).toEqual({ text: 'confirm', files: [], conversationId: 'c1', action: 'confirm' });
+    expect(chat.items.find((i) => i.id === 'ap-1')).toMatchObject({ deciding: 'confirm' });
+
+    transport.last.push(wire.resolved('ap-1', 'confirmed'));
+    transport.last.push(wire.toolStart('t2', 'deploy_service', {}));
+    transport.last.push(wire.toolEnd('t2', 'deploy_service', { status: 'succeeded' }));
+    transport.last.push(wire.token('Deployed 2.4.1.', 'Deployed 2.4.1.'));
+    transport.last.end();
+    await settle();
+    expect(chat.items.map((i) => i.kind)).toEqual(['user', 'tool', 'approval', 'tool', 'answer']);
+    expect(chat.items[2]).toMatchObject({ status: 'confirmed' });
+    expect(chat.phase).toBe('idle');
+    expect(phases).toEqual(['streaming', 'awaiting_confirmation', 'streaming', 'idle']);
+  });
+
+  it('HITL: deny sends action "deny" and the card collapses to denied', async () => {
+    const { chat, transport } = setup();
+    await chat.open('c1');
+    await chat.send('Start maintenance on db-primary');
+    transport.last.push(wire.confirm('ap-2', 'start_maintenance', { service: 'db-primary' }, future()));
+    transport.last.end();
+    await settle();
+    chat.deny('ap-2');
+    await settle();
+    expect(transport.last.input.action).toBe('deny');
+    transport.last.push(wire.resolved('ap-2', 'denied'));
+    transport.last.push(wire.token('Understood, nothing was started.', 'x'));
+    transport.last.end();
+    await settle();
+    expect(chat.items.find((i) => i.kind === 'approval')).toMatchObject({ status: 'denied' });
+  });
+
+  it('a pending approval from history can still be confirmed after a reload', async () => {
+    const { chat, transport } = setup({
+      c1: [
+        stored('m1', 'user', 'Deploy checkout-api 2.4.1 to staging'),
+        stored('m2', 'assistant', '', { type: 'approval', approval_id: 'ap-9', tool: 'deploy_service', input: { service: 'checkout-api' }, prompt: 'Deploy?', expires_at: future(), timeout_s: 300, status: 'pending' }),
+      ],
+    });
+    await chat.open('c1');
+    expect(chat.phase).toBe('awaiting_confirmation');
+    chat.confirm('ap-9');
+    await settle();
+    expect(transport.last.input).toMatchObject({ conversationId: 'c1', action: 'confirm' });
+  });
+
+  it('Stop cancels the submission and keeps the partial answer marked stopped', async () => {
+    const { chat, transport } = setup();
+    await chat.open('c1');
+    await chat.send('Tell me a long story');
+    transport.last.push(wire.token('Once upon', 'Once upon'));
+    await settle();
+    await chat.stop();
+    await settle();
+    expect(transport.last.cancelled).toBe(true);
+    expect(chat.busy).toBe(false);
+    expect(chat.items.at(-1)).toMatchObject({ kind: 'answer', text: 'Once upon', cancelled: true, streaming: false });
+  });
+
+  it('Stop gives up on a gateway that never ends the event', async () => {
+    const { chat, transport } = setup();
+    await chat.open('c1');
+    await chat.send('x');
+    transport.last.endOnCancel = false;
+    transport.last.push(wire.token('partial', 'partial'));
+    await settle();
+    await chat.stop();
+    await new Promise((r) => setTimeout(r, 80));
+    expect(chat.busy).toBe(false);
+    transport.last.push(wire.token('partial and late', ' and late'));
+    await settle();
+    expect(chat.items.at(-1)).toMatchObject({ text: 'partial', cancelled: true });
+  });
+
+  it('a retryable error card retries the same submit without a second user bubble', async () => {
+    const { chat, transport } = setup();
+    await chat.open('c1');
+    await chat.send('health of payments-api');
+    transport.last.push(wire.error('LLM_UNAVAILABLE', 'model timeout', true));
+    transport.last.end();
+    await settle();
+    const error = chat.items.find((i) => i.kind === 'error')!;
+    expect(error).toMatchObject({ code: 'LLM_UNAVAILABLE', retryable: true });
+    chat.retry(error.id);
+    await settle();
+    expect(transport.runs).toHaveLength(2);
+    expect(transport.last.input).toEqual(transport.runs[0].input);
+    expect(chat.items.filter((i) => i.kind === 'user')).toHaveLength(1);
+    expect(chat.items.some((i) => i.kind === 'error')).toBe(false);
+  });
+
+  it('a broken stream reports GRADIO_UNREACHABLE to the connection', async () => {
+    const { chat, transport, connection } = setup();
+    await chat.open('c1');
+    await chat.send('x');
+    transport.last.fail('GRADIO_UNREACHABLE', 'Connection errored out.');
+    await settle();
+    expect(connection.lost).toHaveBeenCalled();
+    expect(chat.items.at(-1)).toMatchObject({ kind: 'error', code: 'GRADIO_UNREACHABLE' });
+    expect(chat.busy).toBe(false);
+  });
+
+  it('no connection: the message fails with GRADIO_UNREACHABLE instead of hanging', async () => {
+    const { chat, connection } = setup();
+    connection.require = () => {
+      throw new ApiError('GRADIO_UNREACHABLE', 'not connected');
+    };
+    await chat.open('c1');
+    await chat.send('x');
+    await settle();
+    expect(chat.items.map((i) => i.kind)).toEqual(['user', 'error']);
+    expect(chat.busy).toBe(false);
+  });
+
+  it('UNAUTHORIZED in the stream sends the user to login', async () => {
+    const { chat, transport, onUnauthorized } = setup();
+    await chat.open('c1');
+    await chat.send('x');
+    transport.last.push(wire.error('UNAUTHORIZED', 'token expired'));
+    transport.last.end();
+    await settle();
+    expect(onUnauthorized).toHaveBeenCalled();
+  });
+
+  it('loads history on open and older pages on demand, oldest first', async () => {
+    const messages = Array.from({ length: 120 }, (_, i) => stored(`m${i}`, i % 2 ? 'assistant' : 'user', `message ${i}`, i % 2 ? { type: 'answer' } : {}));
+    const { chat } = setup({ c1: messages });
+    await chat.open('c1');
+    expect(chat.items).toHaveLength(50);
+    expect(chat.items[0]).toMatchObject({ id: 'm70' });
+    expect(chat.hasOlder).toBe(true);
+    await chat.loadOlder();
+    expect(chat.items[0]).toMatchObject({ id: 'm20' });
+    await chat.loadOlder();
+    expect(chat.items).toHaveLength(120);
+    expect(chat.items.map((i) => i.id)).toEqual(messages.map((m) => m.id));
+    expect(chat.hasOlder).toBe(false);
+  });
+
+  it('switching conversations abandons the old run', async () => {
+    const { chat, transport } = setup({ c2: [stored('x', 'user', 'other')] });
+    await chat.open('c1');
+    await chat.send('x');
+    await chat.open('c2');
+    transport.runs[0].push(wire.token('late', 'late'));
+    await settle();
+    expect(chat.items).toEqual([{ kind: 'user', id: 'x', text: 'other', files: [] }]);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Test doubles: a scripted transport (each submit gets a controllable run) and an in-memory api.
+ */
+import type { Api } from '../../../../../src/lib/chat/api.ts';
+import type { ChatRun, ChatTransport, SubmitInput, TransportEvent } from '../../../../../src/lib/chat/transport.ts';
+import type { StoredMessage, WireChatMessage } from '../../../../../src/lib/chat/types.ts';
+
+/** One submit's stream, pushed by the test. */
+export class FakeRun implements ChatRun {
+  readonly input: SubmitInput;
+  cancelled = false;
+  #queue: (TransportEvent | null)[] = [];
+  #wake: (() => void) | null = null;
+  /** When set, cancel() ends the stream like the gateway does (completion after cancel). */
+  endOnCancel = true;
+
+  constructor(input: SubmitInput) {
+    this.input = input;
+  }
+  push(message: WireChatMessage): void {
+    this.#put({ type: 'message', message });
+  }
+  fail(code: string, detail = ''): void {
+    this.#put({ type: 'failed', code, detail });
+  }
+  end(): void {
+    this.#put(null);
+  }
+  async cancel(): Promise<void> {
+    this.cancelled = true;
+    if (this.endOnCancel) this.end();
+  }
+  #put(e: TransportEvent | null): void {
+    this.#queue.push(e);
+    this.#wake?.();
+  }
+  async *[Symbol.asyncIterator](): AsyncIterator<TransportEvent> {
+    for (;;) {
+      while (this.#queue.length === 0) await new Promise<void>((r) => (this.#wake = r));
+      const next = this.#queue.shift()!;
+      if (next === null) return;
+      yield next;
+      if (next.type === 'failed') return;
+    }
+  }
+}
+
+export class FakeTransport implements ChatTransport {
+  runs: FakeRun[] = [];
+  closed = false;
+  alive = true;
+  info = { offlineModel: false };
+  submit(input: SubmitInput): FakeRun {
+    const run = new FakeRun(input);
+    this.runs.push(run);
+    return run;
+  }
+  async upload(files: File[]) {
+    return files.map((f) => ({ path: `/tmp/${f.name}`, orig_name: f.name }));
+  }
+  async probe() {
+    return this.alive;
+  }
+  close() {
+    this.closed = true;
+  }
+  get last(): FakeRun {
+    return this.runs[this.runs.length - 1];
+  }
+}
+
+/** The wire message helpers: `{role, content, metadata: {type, ...}}`. */
+export const wire = {
+  token: (content: string, token: string): WireChatMessage => ({ role: 'assistant', content, metadata: { type: 'stream_token', token } }),
+  toolStart: (id: string, tool: string, input: unknown): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'tool_start', tool, input, tool_call_id: id } }),
+  toolEnd: (id: string, tool: string, output: unknown, ms = 12): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'tool_end', tool, output, tool_call_id: id, duration_ms: ms } }),
+  toolError: (id: string, tool: string, error: string): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'tool_error', tool, error, tool_call_id: id } }),
+  confirm: (approvalId: string, tool: string, input: unknown, expiresAt: string): WireChatMessage => ({
+    role: 'assistant', content: '',
+    metadata: { type: 'confirm_required', prompt: `Run ${tool}?`, thread_id: 't', approval_id: approvalId, tool, input, expires_at: expiresAt, timeout_s: 300 },
+  }),
+  resolved: (approvalId: string, result: string): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'confirm_resolved', result, approval_id: approvalId } }),
+  error: (code: string, detail = '', retryable = false): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'error', code, detail, retryable } }),
+};
+
+/** An api whose conversations and history live in memory; calls are recorded. */
+export function fakeApi(history: Record<string, StoredMessage[]> = {}, pageSize = 50) {
+  const calls: string[] = [];
+  let n = 0;
+  const api = {
+    calls,
+    async createConversation(title?: string) {
+      calls.push(`create:${title}`);
+      const now = new Date().toISOString();
+      return { id: `c${++n}`, title: title ?? null, created_at: now, updated_at: now, archived: false };
+    },
+    async history(id: string, before?: string | null) {
+      calls.push(`history:${id}:${before ?? ''}`);
+      const all = history[id] ?? [];
+      const end = before ? all.findIndex((m) => m.id === before) : all.length;
+      const start = Math.max(0, end - pageSize);
+      return { items: all.slice(start, end), next: start > 0 ? all[start].id : null };
+    },
+  };
+  return api as unknown as Api & { calls: string[] };
+}
+
+/** Lets pending promise callbacks run. */
+export const settle = () => new Promise<void>((r) => setTimeout(r, 0));

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { itemsFromHistory } from '../../../../../src/lib/chat/history.ts';
+import type { StoredMessage } from '../../../../../src/lib/chat/types.ts';
+
+const m = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> | null): StoredMessage => ({
+  id, conversation_id: 'c', role, content, metadata, created_at: '2026-01-01T00:00:00Z',
+});
+
+describe('itemsFromHistory (CONTRACTS §4 stored shapes)', () => {
+  it('maps user, tool, approval and answer messages to the live item shapes', () => {
+    const items = itemsFromHistory([
+      m('1', 'user', 'Deploy it', { files: [{ path: '/f/a.txt', orig_name: 'a.txt' }] }),
+      m('2', 'assistant', '', { type: 'tool', tool: 'list_deployments', input: { service: 'x' }, tool_call_id: 't1', status: 'done', output: [1], duration_ms: 8 }),
+      m('3', 'assistant', '', { type: 'tool', tool: 'check_health', input: {}, tool_call_id: 't2', status: 'error', error: 'down' }),
+      m('4', 'assistant', '', { type: 'approval', approval_id: 'ap', tool: 'deploy_service', input: { v: 1 }, prompt: 'Deploy?', expires_at: '2030-01-01T00:00:00Z', timeout_s: 300, status: 'pending' }),
+      m('5', 'assistant', 'Done.', { type: 'answer' }),
+    ]);
+    expect(items).toEqual([
+      { kind: 'user', id: '1', text: 'Deploy it', files: [{ path: '/f/a.txt', orig_name: 'a.txt' }] },
+      { kind: 'tool', id: '2', tool: 'list_deployments', input: { service: 'x' }, status: 'done', output: [1], error: undefined, durationMs: 8 },
+      { kind: 'tool', id: '3', tool: 'check_health', input: {}, status: 'error', output: undefined, error: 'down', durationMs: undefined },
+      { kind: 'approval', id: 'ap', tool: 'deploy_service', input: { v: 1 }, prompt: 'Deploy?', expiresAt: '2030-01-01T00:00:00Z', timeoutS: 300, status: 'pending' },
+      { kind: 'answer', id: '5', text: 'Done.', streaming: false, cancelled: undefined },
+    ]);
+  });
+
+  it('a stopped answer and an answer that ended in an error', () => {
+    expect(itemsFromHistory([
+      m('a', 'assistant', 'Partial', { type: 'answer', cancelled: true }),
+      m('b', 'assistant', '', { type: 'answer', error: { code: 'LLM_UNAVAILABLE', detail: 'timeout' } }),
+    ])).toEqual([
+      { kind: 'answer', id: 'a', text: 'Partial', streaming: false, cancelled: true },
+      { kind: 'error', id: 'b-error', code: 'LLM_UNAVAILABLE', detail: 'timeout', retryable: true },
+    ]);
+  });
+
+  it('tolerates null metadata and unknown statuses', () => {
+    expect(itemsFromHistory([m('x', 'assistant', 'Hi', null), m('y', 'assistant', '', { type: 'approval', status: 'weird' })])).toMatchObject([
+      { kind: 'answer', text: 'Hi' },
+      { kind: 'approval', id: 'y', status: 'pending' },
+    ]);
+  });
+});

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { applyChatEvent, initialView, type ChatEvent, type ChatView } from '../../../../../src/lib/chat/reducer.ts';
+import { wire } from './fakes.ts';
+
+const run = (...events: ChatEvent[]): ChatView => events.reduce(applyChatEvent, initialView());
+const msg = (message: ReturnType<typeof wire.token>): ChatEvent => ({ type: 'message', message });
+const submitted: ChatEvent = { type: 'submitted', text: 'hello' };
+const future = new Date(Date.now() + 60_000).toISOString();
+
+describe('applyChatEvent', () => {
+  const table: { name: string; events: ChatEvent[]; expect: (v: ChatView) => void }[] = [
+    {
+      name: 'submit adds the user message and starts streaming',
+      events: [submitted],
+      expect: (v) => {
+        expect(v.phase).toBe('streaming');
+        expect(v.items).toEqual([{ kind: 'user', id: 'user-1', text: 'hello', files: [] }]);
+      },
+    },
+    {
+      name: 'stream_token creates one answer and grows it from content',
+      events: [submitted, msg(wire.token('Hel', 'Hel')), msg(wire.token('Hello', 'lo')), msg(wire.token('Hello world', ' world'))],
+      expect: (v) => {
+        const answers = v.items.filter((i) => i.kind === 'answer');
+        expect(answers).toHaveLength(1);
+        expect(answers[0]).toMatchObject({ text: 'Hello world', streaming: true });
+        expect(v.announcement).toBe('');
+      },
+    },
+    {
+      name: 'the completion repeats the last frame without duplicating text',
+      events: [submitted, msg(wire.token('Hi there', 'there')), msg(wire.token('Hi there', 'there')), { type: 'ended', reason: 'complete' }],
+      expect: (v) => {
+        expect(v.items[1]).toMatchObject({ kind: 'answer', text: 'Hi there', streaming: false });
+        expect(v.phase).toBe('idle');
+        expect(v.announcement).toBe('Answer complete.');
+      },
+    },
+    {
+      name: 'tokens without string content are appended',
+      events: [submitted, msg({ role: 'assistant', content: null, metadata: { type: 'stream_token', token: 'a' } }), msg({ role: 'assistant', content: null, metadata: { type: 'stream_token', token: 'b' } })],
+      expect: (v) => expect(v.items[1]).toMatchObject({ kind: 'answer', text: 'ab' }),
+    },
+    {
+      name: 'tool_start shows a running card; tool_end turns it done with duration and output',
+      events: [submitted, msg(wire.toolStart('call-1', 'search_dashboards', { q: 'latency' })), msg(wire.toolEnd('call-1', 'search_dashboards', { items: [1] }, 42))],
+      expect: (v) => {
+        expect(v.items[1]).toEqual({ kind: 'tool', id: 'call-1', tool: 'search_dashboards', input: { q: 'latency' }, status: 'done', output: { items: [1] }, durationMs: 42 });
+      },
+    },
+    {
+      name: 'a repeated tool_start does not turn a finished card back to running',
+      events: [submitted, msg(wire.toolStart('c', 't', {})), msg(wire.toolEnd('c', 't', 1)), msg(wire.toolStart('c', 't', {}))],
+      expect: (v) => expect(v.items[1]).toMatchObject({ status: 'done' }),
+    },
+    {
+      name: 'tool_error turns the card into a cross with the detail',
+      events: [submitted, msg(wire.toolStart('c', 'check_health', {})), msg(wire.toolError('c', 'check_health', 'backend down'))],
+      expect: (v) => expect(v.items[1]).toMatchObject({ kind: 'tool', status: 'error', error: 'backend down', input: {} }),
+    },
+    {
+      name: 'cards arriving after text go before the answer bubble',
+      events: [submitted, msg(wire.token('Looking', 'Looking')), msg(wire.toolStart('c', 't', {}))],
+      expect: (v) => expect(v.items.map((i) => i.kind)).toEqual(['user', 'tool', 'answer']),
+    },
+    {
+      name: 'confirm_required adds a pending approval, announces it, and the end waits for confirmation',
+      events: [submitted, msg(wire.confirm('ap-1', 'deploy_service', { service: 'checkout-api' }, future)), { type: 'ended', reason: 'complete' }],
+      expect: (v) => {
+        expect(v.items[1]).toMatchObject({ kind: 'approval', id: 'ap-1', tool: 'deploy_service', status: 'pending', expiresAt: future, timeoutS: 300 });
+        expect(v.phase).toBe('awaiting_confirmation');
+        expect(v.announcement).toBe('Approval needed: Run deploy_service?');
+      },
+    },
+    {
+      name: 'confirm submit marks the card deciding without a user bubble; confirm_resolved collapses it',
+      events: [
+        submitted, msg(wire.confirm('ap-1', 'deploy_service', {}, future)), { type: 'ended', reason: 'complete' },
+        { type: 'submitted', text: 'confirm', action: 'confirm', approvalId: 'ap-1' },
+      ],
+      expect: (v) => {
+        expect(v.items.filter((i) => i.kind === 'user')).toHaveLength(1);
+        expect(v.items[1]).toMatchObject({ status: 'pending', deciding: 'confirm' });
+        const next = applyChatEvent(v, msg(wire.resolved('ap-1', 'confirmed')));
+        expect(next.items[1]).toMatchObject({ status: 'confirmed', deciding: undefined });
+        expect(next.phase).toBe('streaming');
+        expect(next.announcement).toBe('Action confirmed.');
+      },
+    },
+    {
+      name: 'the resumed answer after a confirmation is a new bubble below the card',
+      events: [
+        submitted, msg(wire.confirm('ap-1', 'deploy_service', {}, future)), { type: 'ended', reason: 'complete' },
+        { type: 'submitted', text: 'confirm', action: 'confirm', approvalId: 'ap-1' }, msg(wire.resolved('ap-1', 'confirmed')),
+        msg(wire.toolStart('c2', 'deploy_service', {})), msg(wire.toolEnd('c2', 'deploy_service', { ok: true })), msg(wire.token('Deployed.', 'Deployed.')),
+        { type: 'ended', reason: 'complete' },
+      ],
+      expect: (v) => {
+        expect(v.items.map((i) => i.kind)).toEqual(['user', 'approval', 'tool', 'answer']);
+        expect(v.phase).toBe('idle');
+      },
+    },
+    {
+      name: 'deny collapses the card to denied',
+      events: [submitted, msg(wire.confirm('ap-1', 'start_maintenance', {}, future)), msg(wire.resolved('ap-1', 'denied'))],
+      expect: (v) => expect(v.items[1]).toMatchObject({ status: 'denied' }),
+    },
+    {
+      name: 'a tick past expires_at marks the approval expired and frees the composer',
+      events: [submitted, msg(wire.confirm('ap-1', 'deploy_service', {}, '2020-01-01T00:00:00Z')), { type: 'ended', reason: 'complete' }, { type: 'tick', now: Date.now() }],
+      expect: (v) => {
+        expect(v.items[1]).toMatchObject({ status: 'expired' });
+        expect(v.phase).toBe('idle');
+        expect(v.announcement).toBe('The approval request expired.');
+      },
+    },
+    {
+      name: 'confirm_resolved expired from the server',
+      events: [submitted, msg(wire.confirm('ap-1', 'deploy_service', {}, future)), msg(wire.resolved('ap-1', 'expired'))],
+      expect: (v) => expect(v.items[1]).toMatchObject({ status: 'expired' }),
+    },
+    {
+      name: 'an error event adds an error card with the taxonomy retryability',
+      events: [submitted, msg(wire.error('LLM_UNAVAILABLE', 'model down')), { type: 'ended', reason: 'complete' }],
+      expect: (v) => {
+        expect(v.items[1]).toMatchObject({ kind: 'error', code: 'LLM_UNAVAILABLE', detail: 'model down', retryable: true });
+        expect(v.announcement).toMatch(/language model is unavailable/);
+        expect(v.phase).toBe('idle');
+      },
+    },
+    {
+      name: 'FORBIDDEN is not retryable; unknown codes read as INTERNAL',
+      events: [submitted, msg(wire.error('FORBIDDEN', 'deployments:write')), msg(wire.error('WHAT', 'x'))],
+      expect: (v) => {
+        expect(v.items[1]).toMatchObject({ code: 'FORBIDDEN', retryable: false });
+        expect(v.items[2]).toMatchObject({ code: 'INTERNAL', retryable: true });
+      },
+    },
+    {
+      name: 'a repeated error frame is shown once',
+      events: [submitted, msg(wire.error('TOOL_FAILURE', 'x')), msg(wire.error('TOOL_FAILURE', 'x'))],
+      expect: (v) => expect(v.items.filter((i) => i.kind === 'error')).toHaveLength(1),
+    },
+    {
+      name: 'APPROVAL_EXPIRED marks the pending card expired',
+      events: [submitted, msg(wire.confirm('ap', 'deploy_service', {}, future)), { type: 'submitted', text: 'confirm', action: 'confirm', approvalId: 'ap' }, msg(wire.error('APPROVAL_EXPIRED'))],
+      expect: (v) => expect(v.items[1]).toMatchObject({ status: 'expired', deciding: undefined }),
+    },
+    {
+      name: 'Stop keeps the partial answer, marked stopped',
+      events: [submitted, msg(wire.token('Partial', 'Partial')), { type: 'ended', reason: 'cancelled' }],
+      expect: (v) => {
+        expect(v.items[1]).toMatchObject({ text: 'Partial', streaming: false, cancelled: true });
+        expect(v.announcement).toBe('Answer stopped.');
+        expect(v.phase).toBe('idle');
+      },
+    },
+    {
+      name: 'a transport failure ends the run with an error card',
+      events: [submitted, msg(wire.token('a', 'a')), { type: 'failed', code: 'GRADIO_UNREACHABLE', detail: 'Connection errored out.' }],
+      expect: (v) => {
+        expect(v.phase).toBe('idle');
+        expect(v.items[1]).toMatchObject({ streaming: false });
+        expect(v.items[2]).toMatchObject({ kind: 'error', code: 'GRADIO_UNREACHABLE', retryable: true });
+      },
+    },
+    {
+      name: 'a retry does not repeat the user bubble',
+      events: [submitted, { type: 'failed', code: 'LLM_UNAVAILABLE' }, { type: 'dismiss', id: 'error-1-1' }, { type: 'submitted', text: 'hello', retry: true }],
+      expect: (v) => expect(v.items.map((i) => i.kind)).toEqual(['user']),
+    },
+    {
+      name: 'loaded history with a pending approval waits for confirmation; prepend keeps the rest',
+      events: [
+        { type: 'loaded', items: [{ kind: 'approval', id: 'a', tool: 't', input: {}, prompt: '', expiresAt: future, timeoutS: 300, status: 'pending' }] },
+        { type: 'loaded', prepend: true, items: [{ kind: 'user', id: 'u0', text: 'older', files: [] }] },
+      ],
+      expect: (v) => {
+        expect(v.items.map((i) => i.id)).toEqual(['u0', 'a']);
+        expect(v.phase).toBe('awaiting_confirmation');
+      },
+    },
+    {
+      name: 'unknown metadata types are ignored; plain content is answer text',
+      events: [submitted, msg({ role: 'assistant', content: 'x', metadata: { type: 'something_new' } }), msg({ role: 'assistant', content: 'Plain text' })],
+      expect: (v) => expect(v.items.slice(1)).toMatchObject([{ kind: 'answer', text: 'Plain text' }]),
+    },
+  ];
+
+  for (const row of table) it(row.name, () => row.expect(run(...row.events)));
+
+  it('never mutates the view it is given', () => {
+    const before = run(submitted, msg(wire.token('a', 'a')));
+    const frozen = structuredClone(before);
+    applyChatEvent(before, msg(wire.token('ab', 'b')));
+    applyChatEvent(before, { type: 'ended', reason: 'complete' });
+    expect(before).toEqual(frozen);
+  });
+});
