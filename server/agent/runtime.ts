@@ -12,7 +12,7 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langcha
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, isGraphInterrupt, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
-import { AirlockError } from '../errors.ts';
+import { AirlockError, isAirlockError } from '../errors.ts';
 import { createEmbedder } from './embedder.ts';
 import { contentText, createMappingState, toAgentEvents } from './events.ts';
 import { createAgentMiddleware } from './middleware.ts';
@@ -78,6 +78,17 @@ export function danglingToolCalls(messages: BaseMessage[]): Array<{ id: string; 
   return ((messages[lastAi] as AIMessage).tool_calls ?? [])
     .filter((c) => c.id && !replied.has(c.id))
     .map((c) => ({ id: c.id as string, name: c.name }));
+}
+
+/**
+ * langchain wraps errors thrown in middleware in a MiddlewareError (same message, no code); the
+ * AirlockError we threw is its cause.
+ */
+export function unwrapAirlockError(error: unknown): unknown {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (isAirlockError(e)) return e;
+  }
+  return error;
 }
 
 /** Creates the runtime. Awaitable so that setup may grow without changing callers. */
@@ -160,7 +171,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       // (never swallowed), AirlockError (LLM_UNAVAILABLE from the middleware), and unexpected errors
       // for the caller's INTERNAL handling.
       if (signal?.aborted && !isGraphInterrupt(error)) throw signal.reason ?? error;
-      throw error;
+      throw unwrapAirlockError(error);
     }
     if (signal?.aborted) throw signal.reason;
     const approvals = await pendingApprovals(threadId);

@@ -66,7 +66,8 @@ export const offlineModelRoutes: FastifyPluginAsync<OfflineModelOptions> = async
 
     const chunks = streamChunks(base, decision, body.stream_options?.include_usage ? usage : null);
     let closed = false;
-    request.raw.on('close', () => (closed = true));
+    // The response's close (not the request's: that fires once the body is read) means the client left.
+    reply.raw.on('close', () => (closed = true));
     reply.hijack();
     reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     for (const [i, c] of chunks.entries()) {
