@@ -45,7 +45,7 @@ const RULES: Rule[] = [
   },
   {
     test: /\b(start|begin|open|put|enter|schedule|plan|create)\b.*\bmaintenance\b|\bmaintenance (on|for) [a-z]/i,
-    unless: /\b(list|show|any|which|what)\b.*\bmaintenance (events|windows)\b/i,
+    unless: /^\s*(list|show|any|which|what|are there|get)\b|\bmaintenance (events|windows)\b/i,
     build: (t) => ({
       tool: 'start_maintenance',
       args: compact({ service: extractService(t), duration_minutes: extractDurationMinutes(t), reason: extractReason(t) }),
