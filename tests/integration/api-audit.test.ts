@@ -1,0 +1,58 @@
+/**
+ * GET /api/audit: admin only, newest first, filters, keyset paging.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type ApiHarness } from './api-support.ts';
+
+let api: ApiHarness;
+let admin: string;
+let viewer: string;
+beforeAll(async () => {
+  api = await startApi();
+  [admin, viewer] = await Promise.all([api.login('admin'), api.login('viewer')]);
+  for (let i = 0; i < 7; i++) {
+    await api.tool('GET', '/api/tools/health', { user: viewer, headers: { 'x-tool-call-id': `h${i}`, 'x-conversation-id': 'conv-a' } });
+  }
+  await api.tool('POST', '/api/tools/deployments', {
+    user: viewer,
+    body: { service: 'cdn-edge', version: '1.0.0', environment: 'dev' },
+    headers: { 'x-tool-call-id': 'denied-1', 'x-conversation-id': 'conv-b' },
+  });
+});
+afterAll(() => api.close());
+
+describe('GET /api/audit', () => {
+  it('pages newest first with a cursor, without gaps or repeats', async () => {
+    const first = await api.request('GET', '/api/audit?limit=5', { token: admin });
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(5);
+    expect(first.body.items[0]).toMatchObject({ operation: 'deploy_service', outcome: 'denied', status_code: 403, tool_call_id: 'denied-1' });
+    const ids = first.body.items.map((a: { id: string }) => Number(a.id));
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    const second = await api.request('GET', `/api/audit?limit=5&cursor=${first.body.next_cursor}`, { token: admin });
+    expect(second.body.items).toHaveLength(3);
+    expect(second.body.next_cursor).toBeNull();
+    expect(Number(second.body.items[0].id)).toBeLessThan(ids[4]);
+  });
+
+  it('filters by operation, outcome, user, conversation and tool_call_id', async () => {
+    const q = async (qs: string) => (await api.request('GET', `/api/audit?${qs}`, { token: admin })).body.items as any[];
+    expect(await q('operation=check_health')).toHaveLength(7);
+    expect(await q('outcome=denied')).toHaveLength(1);
+    expect(await q('conversation_id=conv-a')).toHaveLength(7);
+    expect((await q('tool_call_id=h3'))[0]).toMatchObject({ tool_call_id: 'h3', username: 'viewer', service_actor: 'airlock-gateway' });
+    const viewerId = (await api.request('GET', '/api/auth/me', { token: viewer })).body.id;
+    expect(await q(`user_id=${viewerId}`)).toHaveLength(8);
+    expect(await q(`since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toHaveLength(0);
+  });
+
+  it('is admin only (403 naming audit:read), needs a token (401), validates filters (400)', async () => {
+    const denied = await api.request('GET', '/api/audit', { token: viewer });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.details).toEqual({ permission: 'audit:read' });
+    expect((await api.request('GET', '/api/audit')).status).toBe(401);
+    for (const qs of ['limit=0', 'outcome=maybe', 'user_id=x', 'since=yesterday', 'cursor=abc']) {
+      expect((await api.request('GET', `/api/audit?${qs}`, { token: admin })).status, qs).toBe(400);
+    }
+  });
+});
