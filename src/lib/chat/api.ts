@@ -76,6 +76,8 @@ export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.b
       return { items: r.items, next: r.next_before };
     },
     active: (cid: string) => call<ActiveState>('GET', `/api/agent/conversations/${id(cid)}/active`),
+    /** The gateway's model facts (`offline_model` drives the demo-model notice). */
+    agentInfo: () => call<{ model: string; offline_model: boolean; approval_timeout_s: number }>('GET', '/api/agent/info'),
   };
 }
 

@@ -198,6 +198,7 @@ export class ChatState {
           if (m?.type === 'error' && m.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
         } else {
           this.#flush();
+          if (this.#stopped === token) break; // Stop won the race: the run ends as stopped, not as an error
           if (e.code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
           if (e.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
           this.#dispatch({ type: 'failed', code: e.code, detail: e.detail });

@@ -12,6 +12,8 @@ export interface ChatView {
   phase: ChatPhase;
   /** The answer bubble the current run writes into, once it has one. */
   answerId: string | null;
+  /** Where the current answer segment starts in the run's accumulated `content` (cards split answers, as the transcript does). */
+  answerBase: number;
   /** Counts runs, so item ids stay unique. */
   run: number;
   /** A polite screen-reader message: completions and approval requests, never single tokens. */
@@ -28,7 +30,7 @@ export type ChatEvent =
   | { type: 'dismiss'; id: string };
 
 export function initialView(): ChatView {
-  return { items: [], phase: 'idle', answerId: null, run: 0, announcement: '' };
+  return { items: [], phase: 'idle', answerId: null, answerBase: 0, run: 0, announcement: '' };
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
@@ -44,7 +46,7 @@ export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
       } else if (!event.action && !event.retry) {
         items = [...items, { kind: 'user', id: `user-${run}`, text: event.text, files: event.files ?? [] }];
       }
-      return { ...view, items, run, phase: 'streaming', answerId: null, announcement: '' };
+      return { ...view, items, run, phase: 'streaming', answerId: null, answerBase: 0, announcement: '' };
     }
     case 'message':
       return applyWire(view, event.message);
@@ -96,7 +98,7 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
     case undefined:
       return writeAnswer(view, message.content, type === 'stream_token' ? str(m.token) : '');
     case 'tool_start':
-      return upsertTool(view, str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) =>
+      return upsertTool(closeSegment(view, message.content), str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) =>
         t ? t : { kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: m.input, status: 'running' },
       );
     case 'tool_end':
@@ -117,7 +119,8 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
         expiresAt: typeof m.expires_at === 'string' ? m.expires_at : null,
         timeoutS: typeof m.timeout_s === 'number' ? m.timeout_s : null, status: 'pending',
       };
-      return { ...insertBeforeAnswer(view, card), phase: 'awaiting_confirmation', announcement: `Approval needed: ${card.prompt || card.tool}` };
+      const next = closeSegment(view, message.content);
+      return { ...next, items: [...next.items, card], phase: 'awaiting_confirmation', announcement: `Approval needed: ${card.prompt || card.tool}` };
     }
     case 'confirm_resolved': {
       const result = str(m.result) as ApprovalStatus;
@@ -142,7 +145,7 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
 function writeAnswer(view: ChatView, content: unknown, token: string): ChatView {
   const current = view.answerId ? view.items.find((i) => i.id === view.answerId) : undefined;
   // `content` carries the whole answer so far, so a repeated or coalesced frame cannot duplicate text.
-  const text = typeof content === 'string' ? content : `${current && current.kind === 'answer' ? current.text : ''}${token}`;
+  const text = typeof content === 'string' ? content.slice(view.answerBase) : `${current && current.kind === 'answer' ? current.text : ''}${token}`;
   if (current && current.kind === 'answer') {
     if (current.text === text) return view;
     return { ...view, items: replaceItem(view.items, current.id, () => ({ ...current, text })) };
@@ -159,14 +162,15 @@ function upsertTool(view: ChatView, id: string, make: (existing: ToolItem | unde
     if (existing.status !== 'running' && next.status === 'running') return view;
     return { ...view, items: replaceItem(view.items, id, () => next) };
   }
-  return insertBeforeAnswer(view, make(undefined));
+  return { ...view, items: [...view.items, make(undefined)] };
 }
 
-/** Cards go before the live answer bubble, so the answer stays last in its turn. */
-function insertBeforeAnswer(view: ChatView, item: ChatItem): ChatView {
-  const at = view.answerId ? view.items.findIndex((i) => i.id === view.answerId) : -1;
-  const items = at < 0 ? [...view.items, item] : [...view.items.slice(0, at), item, ...view.items.slice(at)];
-  return { ...view, items };
+/** A card ends the current answer segment; text after it starts a new bubble below the card. */
+function closeSegment(view: ChatView, content: unknown): ChatView {
+  const answerBase = typeof content === 'string' ? content.length : view.answerBase;
+  if (!view.answerId) return answerBase === view.answerBase ? view : { ...view, answerBase };
+  const items = replaceItem(view.items, view.answerId, (a) => (a.kind === 'answer' ? { ...a, streaming: false } : a));
+  return { ...view, items, answerId: null, answerBase };
 }
 
 function resolvePending(view: ChatView, status: ApprovalStatus): ChatView {

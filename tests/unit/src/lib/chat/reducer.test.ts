@@ -59,9 +59,17 @@ describe('applyChatEvent', () => {
       expect: (v) => expect(v.items[1]).toMatchObject({ kind: 'tool', status: 'error', error: 'backend down', input: {} }),
     },
     {
-      name: 'cards arriving after text go before the answer bubble',
-      events: [submitted, msg(wire.token('Looking', 'Looking')), msg(wire.toolStart('c', 't', {}))],
-      expect: (v) => expect(v.items.map((i) => i.kind)).toEqual(['user', 'tool', 'answer']),
+      name: 'a card after text closes that answer segment; later text starts a new bubble below it (as the transcript stores it)',
+      events: [
+        submitted, msg(wire.token('Looking.', 'Looking.')),
+        msg({ ...wire.toolStart('c', 't', {}), content: 'Looking.' }), msg({ ...wire.toolEnd('c', 't', 1), content: 'Looking.' }),
+        msg(wire.token('Looking. Found', ' Found')), msg(wire.token('Looking. Found it.', ' it.')),
+      ],
+      expect: (v) => {
+        expect(v.items.map((i) => i.kind)).toEqual(['user', 'answer', 'tool', 'answer']);
+        expect(v.items[1]).toMatchObject({ text: 'Looking.', streaming: false });
+        expect(v.items[3]).toMatchObject({ text: ' Found it.', streaming: true });
+      },
     },
     {
       name: 'confirm_required adds a pending approval, announces it, and the end waits for confirmation',
