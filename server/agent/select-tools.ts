@@ -29,7 +29,7 @@ export const INTENT_RULES: IntentRule[] = [
   { intent: 'capabilities', test: /\b(help|what can you|what do you|capabilit\w*|what tools|which tools|permissions?|allowed)\b/i, tools: ['show_capabilities'] },
   { intent: 'dashboards', test: /\b(dashboards?|graphs?|charts?|panels?|metrics)\b/i, tools: ['search_dashboards', 'get_dashboard'] },
   { intent: 'maintenance', test: /\b(maintenance|maint|downtime window|maintenance window)\b/i, tools: ['list_maintenance_events', 'start_maintenance', 'end_maintenance'] },
-  { intent: 'deployments', test: /\b(deploy\w*|releases?|roll ?out|rollback|ship)\b/i, tools: ['list_deployments', 'deploy_service'] },
+  { intent: 'deployments', test: /\b(deploy\w*|releases?|roll ?out|roll ?back|ship)\b/i, tools: ['list_deployments', 'deploy_service'] },
   { intent: 'health', test: /\b(health\w*|up|down|outage|status|latency|errors?|alive|uptime)\b/i, tools: ['check_health'] },
   { intent: 'environment', test: /\b(environments?|env|staging|production|prod|cluster|region)\b/i, tools: ['get_environment'] },
   { intent: 'tasks', test: /\b(tasks?|tickets?|todo|follow[- ]?up)\b/i, tools: ['create_task'] },

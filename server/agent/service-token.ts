@@ -25,10 +25,10 @@ export interface ServiceTokenOptions {
   timeoutMs?: number;
 }
 
-/** When to refresh: 30 s before expiry, or at 80 % of the lifetime for short-lived tokens. */
+/** When to refresh: 30 s before expiry, or at 80 % of the lifetime for tokens shorter than 150 s. */
 export function refreshAt(issuedAtMs: number, expiresInS: number): number {
   const lifetime = expiresInS * 1000;
-  return issuedAtMs + Math.max(0, Math.min(lifetime - 30_000, lifetime * 0.8));
+  return issuedAtMs + Math.max(lifetime - 30_000, lifetime * 0.8);
 }
 
 /** Creates a cached service-token provider. */

@@ -13,7 +13,7 @@ const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'to', 'for', 'on', 'in', 'an
 export function stems(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9]+/g) ?? [])
     .filter((w) => !STOP_WORDS.has(w))
-    .map((w) => w.replace(/(ments?|ing|ed|es|s)$/, '') || w);
+    .map((w) => w.replace(/(ments?|ing|ed|s)$/, '') || w);
 }
 
 function bucket(word: string): number {
