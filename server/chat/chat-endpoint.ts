@@ -17,8 +17,9 @@ export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler'
         name: 'message',
         label: 'Message',
         component: 'multimodaltextbox',
-        type: { type: 'object', properties: { text: { type: 'string' }, files: { type: 'array', items: FILE_DATA } } },
-        pythonType: 'dict(text: str, files: list[filepath])',
+        // An object {text, files}, or a plain string (the ADR's confirm sends `message: "confirm"`).
+        type: { type: ['object', 'string'], properties: { text: { type: 'string' }, files: { type: 'array', items: FILE_DATA } } },
+        pythonType: 'dict(text: str, files: list[filepath]) | str',
         default: null,
         example: { text: 'What is the health of payments-api?', files: [] },
       },

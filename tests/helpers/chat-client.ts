@@ -45,7 +45,8 @@ export async function collect(submission: Submission, onMessage?: (m: WireMessag
   let errorMessage: string | undefined;
   for await (const event of submission) {
     if (event.type === 'data') {
-      const message = (event.data as unknown[])[0] as WireMessage;
+      // The client applies diffs to the same object in place: copy each value as it arrives.
+      const message = structuredClone((event.data as unknown[])[0]) as WireMessage;
       // process_completed repeats the last value; keep each yield once
       if (messages.length && JSON.stringify(messages.at(-1)) === JSON.stringify(message)) continue;
       messages.push(message);

@@ -94,7 +94,7 @@ describe('/chat lifecycle', () => {
   });
 
   it('concurrent confirms resolve the approval once: one deployment', async () => {
-    const pause = await collect(chat(client, 'deploy notifications 4.5.6 to staging'));
+    const pause = await collect(chat(client, 'deploy orders-api 4.5.6 to staging'));
     const id = pause.final!.metadata.conversation_id;
     const other = await connectChat(server.url, token);
     const [a, b] = await Promise.all([collect(chat(client, 'confirm', id, 'confirm')), collect(chat(other, 'confirm', id, 'confirm'))]);
@@ -103,7 +103,7 @@ describe('/chat lifecycle', () => {
     expect(resolved).toHaveLength(1);
     const loser = [a, b].find((t) => !t.types.includes('confirm_resolved'))!;
     expect(['APPROVAL_NOT_FOUND', 'CONVERSATION_BUSY']).toContain(loser.final!.metadata.code);
-    const count = await db.pool.query("SELECT count(*) FROM deployments WHERE service = 'notifications' AND version = '4.5.6'");
+    const count = await db.pool.query("SELECT count(*) FROM deployments WHERE service = 'orders-api' AND version = '4.5.6'");
     expect(Number(count.rows[0].count)).toBe(1);
   });
 
@@ -113,7 +113,8 @@ describe('/chat lifecycle', () => {
     const { rows } = await db.pool.query('SELECT * FROM audit_log WHERE tool_call_id = $1', [start.metadata.tool_call_id]);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ service_actor: server.config.service.clientId, conversation_id: start.metadata.conversation_id, status_code: 200 });
-    expect(rows[0].user_actor).toBeTruthy();
+    expect(rows[0]).toMatchObject({ username: 'admin', user_role: 'admin', outcome: 'success' });
+    expect(rows[0].user_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 
