@@ -206,9 +206,35 @@ function renderSuccess(r: ToolResult, data: unknown): string {
       const rows = tools.map((t) => ({ tool: t.name, allowed: t.allowed ? 'yes' : 'no', description: t.description }));
       return `Here is what I can do for you${who}:\n\n${rows.length ? renderTable(rows) : renderData(data)}`;
     }
-    default:
-      return `${lead(r)}\n\n${renderData(data, 'Nothing found.')}`;
+    case 'check_health':
+      if (typeof obj.status === 'string' && obj.service) return renderServiceHealth(obj);
+      break;
+    case 'get_environment':
+    case 'get_dashboard':
+      if (typeof obj.description === 'string') return renderDescribed(r, obj);
+      break;
   }
+  const summary = obj.summary && typeof obj.summary === 'object' ? `${renderData(obj.summary)}\n\n` : '';
+  return `${lead(r)}\n\n${summary}${renderData(data, 'Nothing found.')}`;
+}
+
+function renderServiceHealth(h: Record<string, unknown>): string {
+  const facts = [
+    h.latency_p95_ms !== undefined ? `p95 latency ${h.latency_p95_ms} ms` : '',
+    h.error_rate_pct !== undefined ? `error rate ${h.error_rate_pct} %` : '',
+    h.uptime_30d_pct !== undefined ? `30-day uptime ${h.uptime_30d_pct} %` : '',
+    h.in_maintenance ? 'in maintenance' : '',
+  ].filter(Boolean);
+  return `${h.service} is ${h.status}${facts.length ? ` (${facts.join(', ')})` : ''}.`;
+}
+
+/** An object with a name/title and description, plus its list (an environment's services, a dashboard's panels). */
+function renderDescribed(r: ToolResult, obj: Record<string, unknown>): string {
+  const name = obj.title ?? obj.name ?? r.args.id ?? r.args.environment;
+  const where = ['region', 'cluster', 'url'].filter((k) => typeof obj[k] === 'string').map((k) => `${k} ${obj[k]}`);
+  const head = `**${name}**: ${obj.description}${where.length ? ` (${where.join(', ')})` : ''}.`;
+  const rows = mainArray(obj);
+  return rows && rows.length ? `${head}\n\n${renderTable(rows)}` : head;
 }
 
 /** The answer to the results of the last assistant turn's tool calls. */

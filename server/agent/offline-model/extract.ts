@@ -28,10 +28,10 @@ export function extractVersion(text: string): string | undefined {
 
 const ENVIRONMENTS: Record<string, string> = {
   production: 'production', prod: 'production', staging: 'staging', stage: 'staging',
-  development: 'development', dev: 'development', qa: 'qa', test: 'test',
+  development: 'dev', dev: 'dev', qa: 'qa', test: 'test',
 };
 
-/** An environment name, normalised (prod -> production, stage -> staging, dev -> development). */
+/** An environment name, normalised to the backend's names (prod -> production, stage -> staging, development -> dev). */
 export function extractEnvironment(text: string): string | undefined {
   const m = text.match(/\b(production|prod|staging|stage|development|dev|qa|test)\b/i);
   return m ? ENVIRONMENTS[m[1].toLowerCase()] : undefined;

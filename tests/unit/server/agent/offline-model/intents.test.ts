@@ -24,6 +24,7 @@ describe('parseIntent', () => {
     ['show recent deployments of checkout-api in staging', 'list_deployments', { service: 'checkout-api', environment: 'staging' }],
     ['tell me about the staging environment', 'get_environment', { environment: 'staging' }],
     ['list environments', 'get_environment', {}],
+    ['describe the development environment', 'get_environment', { environment: 'dev' }],
     ['create a task to rotate the db-primary credentials', 'create_task', { title: 'rotate the db-primary credentials', service: 'db-primary' }],
     ['open a high priority ticket: "Investigate payments-api latency"', 'create_task', { title: 'Investigate payments-api latency', priority: 'high', service: 'payments-api' }],
     ['get dashboard dash-latency', 'get_dashboard', { id: 'dash-latency' }],
