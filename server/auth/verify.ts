@@ -13,6 +13,7 @@ import { keyStoreFor, SIGNING_ALG, type KeyStore } from './keys.ts';
 import { isUserRole, type UserRole } from './rbac.ts';
 import { isTokenRevoked } from './revocation.ts';
 import { TOKEN_KINDS, type TokenKind } from './tokens.ts';
+import { createVerifiedCache } from './verified-cache.ts';
 
 /** Seconds of clock difference tolerated between issuer and verifier. */
 export const CLOCK_SKEW_S = 30;
@@ -74,26 +75,38 @@ export async function verifyToken(
  */
 export function createUserTokenVerifier({ pool, config }: { pool: AuthPool; config: Pick<Config, 'jwt'> }) {
   const keys = keyStoreFor(pool);
+  const verified = createVerifiedCache<VerifiedUser>();
   return async (token: string): Promise<VerifiedUser> => {
-    const payload = await verifyToken(keys, token, { kind: 'user', issuer: config.jwt.issuer, maxAgeS: config.jwt.userTokenTtlS });
-    if (!isUserRole(payload.role) || typeof payload.username !== 'string') {
-      throw new AuthError('TOKEN_INVALID', 'Malformed token claims.');
+    let user = verified.get(token);
+    if (!user) {
+      const payload = await verifyToken(keys, token, { kind: 'user', issuer: config.jwt.issuer, maxAgeS: config.jwt.userTokenTtlS });
+      if (!isUserRole(payload.role) || typeof payload.username !== 'string') {
+        throw new AuthError('TOKEN_INVALID', 'Malformed token claims.');
+      }
+      user = { userId: payload.sub, username: payload.username, role: payload.role, jti: payload.jti, exp: payload.exp };
+      verified.set(token, user, user.exp);
     }
-    if (await isTokenRevoked(pool, payload.jti)) throw new AuthError('TOKEN_REVOKED', 'The token was revoked.');
-    return { userId: payload.sub, username: payload.username, role: payload.role, jti: payload.jti, exp: payload.exp };
+    // Never cached: a logout must take effect on the next request, on every replica.
+    if (await isTokenRevoked(pool, user.jti)) throw new AuthError('TOKEN_REVOKED', 'The token was revoked.');
+    return user;
   };
 }
 
 /** The service-token verifier for tool endpoints: the caller must be our configured client. */
 export function createServiceTokenVerifier({ pool, config }: { pool: AuthPool; config: Pick<Config, 'jwt' | 'service'> }) {
   const keys = keyStoreFor(pool);
+  const verified = createVerifiedCache<VerifiedService>(1_000);
   return async (token: string): Promise<VerifiedService> => {
+    const cached = verified.get(token);
+    if (cached) return cached;
     const payload = await verifyToken(keys, token, {
       kind: 'service',
       issuer: config.jwt.issuer,
       maxAgeS: config.jwt.serviceTokenTtlS,
     });
     if (payload.sub !== config.service.clientId) throw new AuthError('TOKEN_INVALID', 'Unknown service client.');
-    return { clientId: payload.sub, jti: payload.jti, exp: payload.exp };
+    const service = { clientId: payload.sub, jti: payload.jti, exp: payload.exp };
+    verified.set(token, service, service.exp);
+    return service;
   };
 }

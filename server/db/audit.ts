@@ -93,6 +93,41 @@ export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
   );
 }
 
+/**
+ * Writes many audit rows in one statement (one commit): the audit writer batches concurrent calls
+ * so a busy api pays one WAL flush per batch instead of one per request.
+ */
+export async function insertAuditBatch(q: Queryable, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map((e) => ({
+    service_actor: e.serviceActor,
+    user_id: e.userId,
+    username: e.username,
+    user_role: e.userRole,
+    operation: e.operation,
+    method: e.method,
+    path: e.path,
+    arguments: e.arguments,
+    outcome: e.outcome,
+    status_code: e.statusCode,
+    error_code: e.errorCode,
+    tool_call_id: e.toolCallId,
+    conversation_id: e.conversationId,
+    duration_ms: e.durationMs,
+  }));
+  await q.query(
+    `INSERT INTO audit_log (service_actor, user_id, username, user_role, operation, method, path, arguments,
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms)
+     SELECT service_actor, user_id, username, user_role, operation, method, path, arguments,
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms
+     FROM jsonb_to_recordset($1::jsonb) WITH ORDINALITY AS x(service_actor text, user_id uuid, username text,
+       user_role text, operation text, method text, path text, arguments jsonb, outcome text, status_code integer,
+       error_code text, tool_call_id text, conversation_id text, duration_ms integer, n bigint)
+     ORDER BY n`,
+    [JSON.stringify(rows)],
+  );
+}
+
 export interface AuditFilter {
   operation?: string;
   userId?: string;

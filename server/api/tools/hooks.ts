@@ -5,7 +5,8 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { insertAudit, type AuditOutcome } from '../../db/audit.ts';
+import type { AuditOutcome } from '../../db/audit.ts';
+import { createAuditWriter } from './audit-writer.ts';
 import type { ApiContext } from '../context.ts';
 import { assertPermission, maybeRequestService, maybeRequestUser, requestUser, requireServiceAndUser } from '../identity.ts';
 import type { ToolSpec } from './catalog.ts';
@@ -50,6 +51,7 @@ function errorCodeOf(payload: unknown): string | null {
 
 export function registerToolHooks(app: FastifyInstance, ctx: ApiContext): void {
   const authenticate = requireServiceAndUser(ctx);
+  const audit = createAuditWriter(ctx.pool);
 
   app.addHook('onRequest', async (request, reply) => {
     started.set(request, performance.now());
@@ -69,7 +71,7 @@ export function registerToolHooks(app: FastifyInstance, ctx: ApiContext): void {
     const args = { ...(request.query as Record<string, unknown>), ...(request.params as Record<string, unknown>), ...body };
     const status = reply.statusCode;
     try {
-      await insertAudit(ctx.pool, {
+      await audit.write({
         serviceActor: maybeRequestService(request)?.clientId ?? null,
         userId: user?.userId ?? null,
         username: user?.username ?? null,

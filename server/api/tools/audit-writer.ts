@@ -1,0 +1,46 @@
+/**
+ * Group commit for audit rows. A write starts a flush at once when none is running (no added
+ * latency when idle); writes arriving during a flush join the next one, which inserts them all in
+ * one statement. Each write resolves only after its row is committed, so the caller can still
+ * hold the response until the audit row exists.
+ * @module
+ */
+import { insertAuditBatch, type AuditEntry } from '../../db/audit.ts';
+import type { Queryable } from '../../db/index.ts';
+
+export interface AuditWriter {
+  write(entry: AuditEntry): Promise<void>;
+}
+
+export function createAuditWriter(q: Queryable, options: { maxBatch?: number } = {}): AuditWriter {
+  const maxBatch = options.maxBatch ?? 500;
+  let pending: { entry: AuditEntry; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    flushing = true;
+    try {
+      while (pending.length > 0) {
+        const batch = pending.slice(0, maxBatch);
+        pending = pending.slice(batch.length);
+        try {
+          await insertAuditBatch(q, batch.map((b) => b.entry));
+          for (const b of batch) b.resolve();
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  return {
+    write(entry) {
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ entry, resolve, reject });
+        if (!flushing) void flush();
+      });
+    },
+  };
+}
