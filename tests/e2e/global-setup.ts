@@ -1,0 +1,84 @@
+/**
+ * Playwright global setup: the product behind the real nginx. The test command has already run
+ * `vite build`; this builds nothing. Two deployments share one database (a fresh schema of
+ * DATABASE_URL, or an embedded PostgreSQL):
+ * - main: the defaults a user gets, with a quick offline model;
+ * - expiry: APPROVAL_TIMEOUT_S=8, for the approval-expiry journey.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createPool, startEmbeddedPostgres } from '../../server/db/index.ts';
+import { freePort, startNginx } from '../helpers/nginx.ts';
+import { startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
+
+function withSearchPath(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+}
+
+export default async function globalSetup() {
+  if (!existsSync('build/handler.js')) throw new Error('The UI is not built: run `vite build` before Playwright.');
+  const dir = await mkdtemp(join(tmpdir(), 'airlock-e2e-'));
+  const logDir = resolve('test-results/e2e-logs');
+  mkdirSync(logDir, { recursive: true });
+  const password = process.env.DEMO_PASSWORD ?? 'demo-password-1';
+
+  let databaseUrl: string;
+  let cleanupDb: () => Promise<void>;
+  if (process.env.DATABASE_URL) {
+    const schema = `e2e_${randomBytes(5).toString('hex')}`;
+    const admin = createPool(process.env.DATABASE_URL, { max: 1 });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    databaseUrl = withSearchPath(process.env.DATABASE_URL, schema);
+    cleanupDb = async () => {
+      const admin = createPool(process.env.DATABASE_URL!, { max: 1 });
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    };
+  } else {
+    // As root, PostgreSQL runs as an unprivileged user that must be able to enter the temp folder.
+    await chmod(dir, 0o755);
+    const embedded = await startEmbeddedPostgres(join(dir, 'pg'), 'e2e');
+    databaseUrl = embedded.url;
+    cleanupDb = () => embedded.stop();
+  }
+
+  const common = {
+    DATABASE_URL: databaseUrl,
+    DEMO_PASSWORD: password,
+    SERVICE_CLIENT_SECRET: 'e2e-service-secret-0123456789',
+    OFFLINE_MODEL_DELAY_MS: '30',
+    LOG_LEVEL: 'warn',
+  };
+  const mainPort = await freePort();
+  const main = await startProduct(mainPort, { ...common, DATA_DIR: join(dir, 'main') }, join(logDir, 'main.log'));
+  const expiryPort = await freePort();
+  const expiry = await startProduct(expiryPort, { ...common, DATA_DIR: join(dir, 'expiry'), APPROVAL_TIMEOUT_S: '8' }, join(logDir, 'expiry.log'));
+  const nginxMain = await startNginx({ upstream: mainPort });
+  const nginxExpiry = await startNginx({ upstream: expiryPort });
+
+  process.env.E2E_STATE = join(dir, 'state.json');
+  const state: E2EState = {
+    main: { ...main, url: nginxMain.url },
+    expiry: { ...expiry, url: nginxExpiry.url },
+    password,
+    logDir,
+  };
+  writeState(state);
+  process.env.E2E_BASE_URL = nginxMain.url;
+
+  return async () => {
+    const final = readState(); // the restart journey replaces the main pid
+    await stopProduct(final.main.pid);
+    await stopProduct(final.expiry.pid);
+    await nginxMain.stop();
+    await nginxExpiry.stop();
+    await cleanupDb().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  };
+}

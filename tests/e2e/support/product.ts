@@ -1,0 +1,79 @@
+/**
+ * Starts the real product (`node --import tsx server/main.ts`, all roles in one process) on a
+ * loopback port, and stops it by pid. The e2e global setup and the gateway-restart journey use it.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+
+export interface NodeProcess {
+  pid: number;
+  port: number;
+  env: Record<string, string>;
+}
+
+/** What the global setup hands to the tests (a JSON file named by E2E_STATE). */
+export interface E2EState {
+  main: NodeProcess & { url: string };
+  expiry: NodeProcess & { url: string };
+  password: string;
+  logDir: string;
+}
+
+export function readState(): E2EState {
+  const file = process.env.E2E_STATE;
+  if (!file) throw new Error('E2E_STATE is not set: run the tests through playwright.config.ts');
+  return JSON.parse(readFileSync(file, 'utf8')) as E2EState;
+}
+
+export function writeState(state: E2EState): void {
+  writeFileSync(process.env.E2E_STATE!, JSON.stringify(state, null, 2));
+}
+
+/** Spawns the product and resolves when it answers on its port. */
+export async function startProduct(port: number, env: Record<string, string>, log: string): Promise<NodeProcess> {
+  const { openSync } = await import('node:fs');
+  const out = openSync(log, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: process.cwd(),
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', out, out],
+    detached: true, // its own process group, so a test can kill it like an outage
+  });
+  child.unref();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the product exited with ${child.exitCode}; see ${log}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/agent/info`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the product did not start in 60 s; see ${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { pid: child.pid!, port, env };
+}
+
+/** Stops one process we started (by pid), hard or gracefully. */
+export async function stopProduct(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}
