@@ -41,7 +41,7 @@ const TOOL_PERMISSION: Record<string, string> = {
 };
 
 /** A fake backend: user tokens are `user-<role>`, the service token is handed out for SERVICE_SECRET. */
-export async function startFakeBackend(options: { failHealth?: boolean } = {}) {
+export async function startFakeBackend(options: { failHealth?: boolean; healthDelayMs?: number } = {}) {
   const calls: BackendCall[] = [];
   const idempotent = new Map<string, unknown>();
   let serviceTokensIssued = 0;
@@ -98,6 +98,7 @@ export async function startFakeBackend(options: { failHealth?: boolean } = {}) {
     return { items: all.filter((d) => d.title.toLowerCase().includes(q.toLowerCase())) };
   });
   app.get('/api/tools/health', { preHandler: guard('check_health') }, async (req, reply) => {
+    if (options.healthDelayMs) await new Promise((r) => setTimeout(r, options.healthDelayMs));
     if (options.failHealth) return reply.status(503).send({ error: { code: 'INTERNAL', message: 'health store down' } });
     const service = (req.query as { service?: string }).service ?? 'payments-api';
     return { service, status: 'healthy', latency_ms: 42 };
