@@ -120,10 +120,10 @@ export async function insertAuditBatch(q: Queryable, entries: AuditEntry[]): Pro
        outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms)
      SELECT service_actor, user_id, username, user_role, operation, method, path, arguments,
        outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms
-     FROM jsonb_to_recordset($1::jsonb) WITH ORDINALITY AS x(service_actor text, user_id uuid, username text,
+     FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (service_actor text, user_id uuid, username text,
        user_role text, operation text, method text, path text, arguments jsonb, outcome text, status_code integer,
-       error_code text, tool_call_id text, conversation_id text, duration_ms integer, n bigint)
-     ORDER BY n`,
+       error_code text, tool_call_id text, conversation_id text, duration_ms integer)) WITH ORDINALITY AS x
+     ORDER BY x.ordinality`,
     [JSON.stringify(rows)],
   );
 }

@@ -2,6 +2,7 @@
  * GET /api/audit: admin only, newest first, filters, keyset paging.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuditWriter } from '../../server/api/tools/audit-writer.ts';
 import { startApi, type ApiHarness } from './api-support.ts';
 
 let api: ApiHarness;
@@ -54,5 +55,32 @@ describe('GET /api/audit', () => {
     for (const qs of ['limit=0', 'outcome=maybe', 'user_id=x', 'since=yesterday', 'cursor=abc']) {
       expect((await api.request('GET', `/api/audit?${qs}`, { token: admin })).status, qs).toBe(400);
     }
+  });
+});
+
+describe('audit writer (group commit)', () => {
+  it('commits every concurrent write, batched, each resolving after its row exists', async () => {
+    const writer = createAuditWriter(api.db.pool);
+    const entry = (i: number) => ({
+      serviceActor: 'bench',
+      userId: null,
+      username: null,
+      userRole: null,
+      operation: 'batch_test',
+      method: 'GET',
+      path: '/x',
+      arguments: { i, nested: { ok: true } },
+      outcome: 'success' as const,
+      statusCode: 200,
+      errorCode: null,
+      toolCallId: `batch-${i}`,
+      conversationId: null,
+      durationMs: i,
+    });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => writer.write(entry(i))));
+    const { rows } = await api.db.pool.query("SELECT arguments, tool_call_id FROM audit_log WHERE operation = 'batch_test' ORDER BY id");
+    expect(rows).toHaveLength(40);
+    expect(rows.map((r) => r.tool_call_id)).toEqual(Array.from({ length: 40 }, (_, i) => `batch-${i}`));
+    expect(rows[3].arguments).toEqual({ i: 3, nested: { ok: true } });
   });
 });
