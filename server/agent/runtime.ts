@@ -159,7 +159,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     const mapping = createMappingState(APPROVAL_TOOLS);
     let streamed = '';
     try {
-      const parts = await graph.stream(input as never, { ...config, signal, streamMode: ['messages', 'updates', 'tools'] });
+      // durability "sync": each step's checkpoint is written before the next step starts. With the
+      // default "async" an abort during a tool returned before the model step's checkpoint landed,
+      // so the next run could miss (and later race with) the dangling tool call.
+      const parts = await graph.stream(input as never, { ...config, signal, durability: 'sync', streamMode: ['messages', 'updates', 'tools'] });
       for await (const part of parts) {
         for (const event of toAgentEvents(part as [string, unknown], mapping, now())) {
           if (event.type === 'token') streamed += event.token;
