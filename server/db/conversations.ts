@@ -4,7 +4,8 @@
  * tsvector over the title and the messages' text, kept by triggers.
  * @module
  */
-import type { Queryable } from './pool.ts';
+import { AirlockError } from '../errors.ts';
+import { isUniqueViolation, type Queryable } from './pool.ts';
 
 export interface Conversation {
   id: string;
@@ -47,21 +48,27 @@ export function isUuid(value: string): boolean {
 /**
  * Creates a conversation for a user. `title` wins; else a title derived from `text` (the first
  * message, whitespace collapsed, at most 60 characters); else the placeholder "New conversation",
- * which the first user message appended later replaces.
+ * which the first user message appended later replaces. With `id`, an id already taken (by
+ * anyone) throws AirlockError CONFLICT.
  * @example const conv = await createConversation(pool, { userId, text: 'Deploy checkout to staging' });
  */
 export async function createConversation(
   q: Queryable,
   input: { userId: string; title?: string | null; text?: string | null; id?: string },
 ): Promise<Conversation> {
-  const { rows } = await q.query<ConversationRow>(
-    `WITH t AS (SELECT coalesce(nullif(btrim($2), ''), airlock_derive_title($3)) AS title)
-     INSERT INTO conversations AS c (id, user_id, title, title_auto)
-     SELECT coalesce($4::uuid, gen_random_uuid()), $1, coalesce(t.title, 'New conversation'), t.title IS NULL FROM t
-     RETURNING ${COLUMNS}`,
-    [input.userId, input.title ?? null, input.text ?? null, input.id ?? null],
-  );
-  return toConversation(rows[0]);
+  try {
+    const { rows } = await q.query<ConversationRow>(
+      `WITH t AS (SELECT coalesce(nullif(btrim($2), ''), airlock_derive_title($3)) AS title)
+       INSERT INTO conversations AS c (id, user_id, title, title_auto)
+       SELECT coalesce($4::uuid, gen_random_uuid()), $1, coalesce(t.title, 'New conversation'), t.title IS NULL FROM t
+       RETURNING ${COLUMNS}`,
+      [input.userId, input.title ?? null, input.text ?? null, input.id ?? null],
+    );
+    return toConversation(rows[0]);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AirlockError('CONFLICT', 'A conversation with this id already exists.', { cause: error });
+    throw error;
+  }
 }
 
 /**

@@ -61,19 +61,28 @@ export interface AppendMessageInput {
 /**
  * Appends a message and returns the row. With `requestId`: a repeat with the same role, content
  * and metadata returns the first message (no second row); a different payload throws
- * AirlockError CONFLICT. Concurrent duplicates are safe (unique index + ON CONFLICT).
+ * AirlockError CONFLICT. Concurrent duplicates are safe (unique index + ON CONFLICT). An unknown
+ * conversation throws AirlockError NOT_FOUND.
  * @example await appendMessage(pool, { conversationId, role: 'assistant', content: '', metadata: { type: 'tool', tool_call_id } });
  */
 export async function appendMessage(q: Queryable, input: AppendMessageInput): Promise<Message> {
   const metadata = JSON.stringify(input.metadata ?? {});
   const params = [input.conversationId, input.role, input.content, metadata, input.requestId ?? null];
-  const { rows } = await q.query<MessageRow>(
-    `INSERT INTO messages AS m (conversation_id, role, content, metadata, request_id)
-     VALUES ($1, $2, $3, $4::jsonb, $5)
-     ON CONFLICT (conversation_id, request_id) DO NOTHING
-     RETURNING ${COLUMNS}`,
-    params,
-  );
+  if (!isUuid(input.conversationId)) throw new AirlockError('NOT_FOUND', 'No such conversation.');
+  let rows: MessageRow[];
+  try {
+    ({ rows } = await q.query<MessageRow>(
+      `INSERT INTO messages AS m (conversation_id, role, content, metadata, request_id)
+       VALUES ($1, $2, $3, $4::jsonb, $5)
+       ON CONFLICT (conversation_id, request_id) DO NOTHING
+       RETURNING ${COLUMNS}`,
+      params,
+    ));
+  } catch (error) {
+    // foreign_key_violation: the conversation does not exist (or was just deleted).
+    if ((error as { code?: string }).code === '23503') throw new AirlockError('NOT_FOUND', 'No such conversation.', { cause: error });
+    throw error;
+  }
   if (rows[0]) return toMessage(rows[0]);
   // Only a request_id conflict gets here: compare with the stored message.
   const existing = await q.query<MessageRow & { same: boolean }>(

@@ -46,6 +46,17 @@ describe('conversations', () => {
     expect(await getConversationForUser(db.pool, { id: 'nope', userId })).toBeNull();
   });
 
+  it('maps database errors to the taxonomy: taken id -> CONFLICT, unknown conversation -> NOT_FOUND', async () => {
+    const conv = await createConversation(db.pool, { userId, title: 'taken' });
+    await expect(createConversation(db.pool, { userId: otherId, id: conv.id })).rejects.toMatchObject({ code: 'CONFLICT' });
+    const withId = await createConversation(db.pool, { userId, id: crypto.randomUUID(), text: 'chosen id' });
+    expect(withId.title).toBe('chosen id');
+    await expect(
+      appendMessage(db.pool, { conversationId: crypto.randomUUID(), role: 'user', content: 'x' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(appendMessage(db.pool, { conversationId: 'junk', role: 'user', content: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('finds conversations by message text', async () => {
     const conv = await createConversation(db.pool, { userId: otherId, title: 'Plain title' });
     await appendMessage(db.pool, { conversationId: conv.id, role: 'assistant', content: 'The kafka consumer lag is rising' });
