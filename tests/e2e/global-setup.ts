@@ -6,7 +6,7 @@
  * - expiry: APPROVAL_TIMEOUT_S=8, for the approval-expiry journey.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,6 +25,7 @@ export default async function globalSetup() {
   const dir = await mkdtemp(join(tmpdir(), 'airlock-e2e-'));
   const logDir = resolve('test-results/e2e-logs');
   mkdirSync(logDir, { recursive: true });
+  for (const name of ['main.log', 'expiry.log']) writeFileSync(join(logDir, name), '');
   const password = process.env.DEMO_PASSWORD ?? 'demo-password-1';
 
   let databaseUrl: string;
@@ -53,7 +54,7 @@ export default async function globalSetup() {
     DEMO_PASSWORD: password,
     SERVICE_CLIENT_SECRET: 'e2e-service-secret-0123456789',
     OFFLINE_MODEL_DELAY_MS: '30',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
   };
   const mainPort = await freePort();
   const main = await startProduct(mainPort, { ...common, DATA_DIR: join(dir, 'main') }, join(logDir, 'main.log'));
