@@ -2,9 +2,10 @@
  * The agent area's public API (used by server/chat and server/main only).
  * @module
  */
-export { createAgentRuntime, SYSTEM_PROMPT, type AgentRuntime, type AgentRuntimeOptions, type RunInput, type ResumeInput } from './runtime.ts';
+export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type RunInput, type ResumeInput } from './runtime.ts';
 export type { AgentEvent, ApprovalDecision, PendingApproval, ApprovalRequest } from './types.ts';
 export { createChatModel, type ModelSettings } from './model.ts';
+export { SYSTEM_PROMPT } from './graph.ts';
 export { createServiceTokenProvider, type ServiceCredentials, type ServiceTokenProvider } from './service-token.ts';
 export { getToolsForQuery, type Embedder } from './select-tools.ts';
 export { createEmbedder, localEmbedder } from './embedder.ts';

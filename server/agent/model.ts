@@ -24,12 +24,15 @@ const RESPONSES_API_NAMES = /codex|gpt-5\.6|gpt-5\.\d+-pro/i;
  * @example createChatModel({ baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'x', name: 'm', timeoutMs: 60_000, maxRetries: 2 })
  */
 export function createChatModel(settings: ModelSettings): ChatOpenAI {
+  if (usesResponsesApi(settings.name)) {
+    // ChatOpenAI would switch to POST /responses whatever we pass; chat-completions servers lack it.
+    throw new Error(`Model name "${settings.name}" makes ChatOpenAI use the Responses API; Airlock speaks chat completions only. Choose another OPENAI_MODEL name.`);
+  }
   return new ChatOpenAI({
     model: settings.name,
     apiKey: settings.apiKey || 'unused',
     timeout: settings.timeoutMs,
     maxRetries: settings.maxRetries,
-    useResponsesApi: false,
     configuration: { baseURL: settings.baseUrl.replace(/\/+$/, '') },
   });
 }

@@ -1,25 +1,20 @@
 /**
- * The agent runtime used by server/chat (CONTRACTS.md §3): a createAgent graph (langchain v1,
- * graph version v2) over ChatOpenAI and the backend tools, checkpointed in PostgreSQL, streamed as
- * AgentEvents.
- *
- * Shape: model_request (tool selection middleware) -> tools (one task per call; dangerous tools pause
- * in interrupt()) -> model_request ... -> end. Runs and resumes of one thread must be serialised by
- * the caller (server/chat holds a lease); the saver has no locking (notes §3).
+ * The agent runtime used by server/chat (CONTRACTS.md §3): runs and resumes the graph of graph.ts,
+ * checkpointed in PostgreSQL, and streams AgentEvents. Runs and resumes of one thread must be
+ * serialised by the caller (server/chat holds a lease); the saver has no locking (notes §3).
  * @module
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, isGraphInterrupt, type BaseCheckpointSaver } from '@langchain/langgraph';
-import { createAgent } from 'langchain';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { createEmbedder } from './embedder.ts';
 import { contentText, createMappingState, toAgentEvents } from './events.ts';
-import { createAgentMiddleware } from './middleware.ts';
-import { createChatModel, type ModelSettings } from './model.ts';
+import { createAgentGraph } from './graph.ts';
+import type { ModelSettings } from './model.ts';
 import type { Embedder } from './select-tools.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
-import { ALL_TOOLS, APPROVAL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
+import { APPROVAL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
 
 export interface AgentRuntimeOptions {
@@ -61,15 +56,6 @@ export interface AgentRuntime {
   pendingApprovals(threadId: string): Promise<PendingApproval[]>;
 }
 
-export const SYSTEM_PROMPT = [
-  'You are Airlock, an operations assistant for a platform team.',
-  'Use the tools to answer questions about dashboards, service health, maintenance windows, deployments, environments and tasks.',
-  'Deploying and starting or ending maintenance pause automatically for the user\'s confirmation: call the tool directly, do not ask for confirmation yourself.',
-  'If a required detail (service, version, environment, duration, reason) is missing, ask one short question.',
-  'If a tool result is an error or says "Not done", say plainly that the action was not done and why.',
-  'Answer briefly, in a sentence or a small markdown table.',
-].join(' ');
-
 /** Tool calls of the last AI message that have no ToolMessage reply (left by an abort or a pause). */
 export function danglingToolCalls(messages: BaseMessage[]): Array<{ id: string; name: string }> {
   const lastAi = messages.findLastIndex((m) => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0);
@@ -98,16 +84,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   const serviceToken = createServiceTokenProvider({ apiUrl: options.apiUrl, credentials: options.serviceCredentials, fetch: doFetch });
   const embed =
     options.embed ?? createEmbedder({ baseUrl: options.model.baseUrl, apiKey: options.model.apiKey, model: options.model.name, fetch: doFetch });
-  const catalog = ALL_TOOLS.map((t) => ({ name: t.name, description: t.description }));
-
-  const agent = createAgent({
-    model: createChatModel(options.model),
-    tools: ALL_TOOLS,
-    systemPrompt: SYSTEM_PROMPT,
-    checkpointer: options.checkpointer,
-    middleware: [createAgentMiddleware({ catalog, embed, prefetchAvailable: options.prefetchAvailable })],
-  });
-  const graph = agent.graph;
+  const graph = createAgentGraph({ model: options.model, checkpointer: options.checkpointer, embed, prefetchAvailable: options.prefetchAvailable });
 
   const threadConfig = (threadId: string): RunnableConfig => ({ configurable: { thread_id: threadId } });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderData, renderHelp, renderQuestion, renderToolResults, type ToolResult } from '../../../../../server/agent/offline-model/answer.ts';
+import { renderHelp, renderQuestion, renderToolResults, type ToolResult } from '../../../../../server/agent/offline-model/answer.ts';
+import { renderData } from '../../../../../server/agent/offline-model/render-data.ts';
 
 const err = (code: string, message = 'x') => JSON.stringify({ error: { code, message } });
 

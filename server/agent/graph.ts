@@ -1,0 +1,47 @@
+/**
+ * The agent graph: createAgent (langchain v1, graph version v2) over ChatOpenAI and the backend tools.
+ *
+ * Shape:
+ *   START -> model_request -> (tool calls?) -> tools -> model_request -> ... -> END
+ * - model_request: ChatOpenAI, wrapped by the tool-selection middleware (only the tools selected for
+ *   the user's request are offered; failures become LLM_UNAVAILABLE).
+ * - tools: one task per tool call (v2 Send). Dangerous tools check permission, then pause in
+ *   interrupt(); each paused call is its own interrupt, resumed by id.
+ * @module
+ */
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { createAgent } from 'langchain';
+import { createAgentMiddleware } from './middleware.ts';
+import { createChatModel, type ModelSettings } from './model.ts';
+import type { Embedder } from './select-tools.ts';
+import { ALL_TOOLS } from './tools/index.ts';
+
+export const SYSTEM_PROMPT = [
+  'You are Airlock, an operations assistant for a platform team.',
+  'Use the tools to answer questions about dashboards, service health, maintenance windows, deployments, environments and tasks.',
+  'Deploying and starting or ending maintenance pause automatically for the user\'s confirmation: call the tool directly, do not ask for confirmation yourself.',
+  'If a required detail (service, version, environment, duration, reason) is missing, ask one short question.',
+  'If a tool result is an error or says "Not done", say plainly that the action was not done and why.',
+  'Answer briefly, in a sentence or a small markdown table.',
+].join(' ');
+
+export interface AgentGraphOptions {
+  model: ModelSettings;
+  checkpointer: BaseCheckpointSaver;
+  embed?: Embedder;
+  prefetchAvailable?: boolean;
+}
+
+/** Builds the compiled agent graph. */
+export function createAgentGraph(options: AgentGraphOptions) {
+  const catalog = ALL_TOOLS.map((t) => ({ name: t.name, description: t.description }));
+  const agent = createAgent({
+    model: createChatModel(options.model),
+    // Every tool stays executable, so a resumed run can run a paused call whatever was offered since.
+    tools: ALL_TOOLS,
+    systemPrompt: SYSTEM_PROMPT,
+    checkpointer: options.checkpointer,
+    middleware: [createAgentMiddleware({ catalog, embed: options.embed, prefetchAvailable: options.prefetchAvailable })],
+  });
+  return agent.graph;
+}
