@@ -123,6 +123,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     const open = danglingToolCalls(messages);
     if (open.length === 0) return;
     const paused = new Set((await pendingApprovals(threadId)).map((p) => p.toolCallId));
+    // Siblings that finished before a pause already have their ToolMessage in the state (tested).
     const replies = open.map((call) => {
       const [code, message] = paused.has(call.id)
         ? ['SUPERSEDED', `Not done: the request to run ${call.name} was replaced by a newer message.`]

@@ -150,6 +150,18 @@ describe('agent runtime', () => {
     expect(posts().length).toBe(postsBefore);
   });
 
+  it('keeps a finished sibling\'s result when a mixed batch is superseded', async () => {
+    const threadId = newThread();
+    await collect(agent.run({ threadId, text: 'deploy checkout-api 2.4.1 to staging; list maintenance events', ...admin }));
+    await collect(agent.run({ threadId, text: 'hello', ...admin }));
+    const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '' } });
+    const tools = (tuple!.checkpoint.channel_values.messages as Array<{ name?: string; content: unknown; tool_call_id?: string }>).filter((m) => m.tool_call_id);
+    expect(tools.map((m) => [m.name, String(m.content).includes('SUPERSEDED'), String(m.content).includes('kernel patch')])).toEqual(
+      expect.arrayContaining([['deploy_service', true, false], ['list_maintenance_events', false, true]]),
+    );
+    expect(tools).toHaveLength(2);
+  });
+
   it('asks for missing arguments, then acts on the reply', async () => {
     const threadId = newThread();
     const q = await collect(agent.run({ threadId, text: 'deploy checkout-api', ...admin }));
