@@ -9,12 +9,18 @@ import type { AgentEvent } from '../../server/agent/index.ts';
 
 export const SERVICE_SECRET = 'test-service-secret-0123456789';
 
-/** Starts the offline model on a free port; `baseUrl` ends with `/v1`. */
-export async function startOfflineModel(delayMs = 0): Promise<{ app: FastifyInstance; baseUrl: string }> {
+/** Starts the offline model on a free port; `baseUrl` ends with `/v1`. `offered` logs the tool names of each chat request. */
+export async function startOfflineModel(delayMs = 0): Promise<{ app: FastifyInstance; baseUrl: string; offered: string[][] }> {
+  const offered: string[][] = [];
   const app = Fastify({ logger: false });
+  app.addHook('preHandler', async (req) => {
+    if (!req.url.endsWith('/chat/completions')) return;
+    const tools = (req.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
+    offered.push(tools.map((t) => t.function.name));
+  });
   await app.register(offlineModelRoutes, { prefix: '/api/offline-model', delayMs });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, baseUrl: `${localUrl(app)}/api/offline-model/v1` };
+  return { app, baseUrl: `${localUrl(app)}/api/offline-model/v1`, offered };
 }
 
 export interface BackendCall {

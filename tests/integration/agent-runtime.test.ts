@@ -69,6 +69,19 @@ describe('agent runtime', () => {
     });
   });
 
+  it('offers the model only the tools selected for the request (context budget)', async () => {
+    model.offered.length = 0;
+    await collect(agent.run({ threadId: newThread(), text: 'start maintenance on db-primary for 30 minutes because of a disk upgrade', ...admin }));
+    expect(model.offered[0]).toEqual(['show_capabilities', 'list_maintenance_events', 'start_maintenance', 'end_maintenance']);
+    model.offered.length = 0;
+    await collect(agent.run({ threadId: newThread(), text: "what's the health of payments-api", ...admin }));
+    // Keywords give two tools; the embedding fallback (the offline model's /v1/embeddings) may add one.
+    expect(model.offered[0].slice(0, 1)).toEqual(['show_capabilities']);
+    expect(model.offered[0]).toContain('check_health');
+    expect(model.offered[0].length).toBeLessThanOrEqual(3);
+    expect(model.offered[0]).not.toContain('deploy_service');
+  });
+
   it('pauses a dangerous tool, then runs it once approved', async () => {
     const threadId = newThread();
     const postsBefore = posts().length;
