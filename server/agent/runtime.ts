@@ -77,7 +77,14 @@ export function unwrapAirlockError(error: unknown): unknown {
   return error;
 }
 
-/** Creates the runtime. Awaitable so that setup may grow without changing callers. */
+/**
+ * Creates the runtime. Awaitable so that setup may grow without changing callers.
+ * @example
+ * const agent = await createAgentRuntime({ model, apiUrl: () => url, serviceCredentials, checkpointer });
+ * for await (const e of agent.run({ threadId, text, userToken, conversationId, signal })) {
+ *   if (e.type === 'approval_required') { ... }   // then agent.resume({ threadId, decisions: { [id]: { approved: true } }, ... })
+ * }
+ */
 export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<AgentRuntime> {
   const doFetch = options.fetch ?? fetch;
   const now = options.now ?? Date.now;

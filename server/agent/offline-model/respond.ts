@@ -20,6 +20,9 @@ export interface OfferedTool {
   parameters?: { required?: string[]; properties?: Record<string, unknown> };
 }
 
+/** Fields whose value may be any phrase, so a bare reply to our question can fill them. */
+const FREE_TEXT_FIELDS = new Set(['reason', 'title', 'query']);
+
 export type Decision = { type: 'text'; text: string } | { type: 'tool_calls'; calls: Intent[] };
 
 /** The text of a message whatever its content shape. */
@@ -78,6 +81,7 @@ export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decisi
 
   const request = currentRequest(messages);
   let intents = request.followUp ? intentsOf(request.followUp) : [];
+  const answersQuestion = intents.length > 0;
   if (intents.length === 0) intents = intentsOf(request.text);
   if (intents.length === 0) return { type: 'text', text: renderHelp(request.text) };
 
@@ -86,7 +90,15 @@ export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decisi
   for (const intent of intents) {
     const tool = offered.get(intent.tool);
     if (!tool) return { type: 'text', text: renderUnavailable(intent.tool) };
-    const missing = (tool.parameters?.required ?? []).filter((f) => intent.args[f] === undefined);
+    let missing = (tool.parameters?.required ?? []).filter((f) => intent.args[f] === undefined);
+    // "…I still need the reason." -> "disk upgrade": a lone free-text answer is that field.
+    if (answersQuestion && missing.length === 1 && FREE_TEXT_FIELDS.has(missing[0])) {
+      const answer = request.text.trim().replace(/^(?:because(?:\s+of)?|due\s+to|it'?s|for)\s+/i, '').replace(/^(?:a|an|the)\s+/i, '').replace(/[.!?]+$/, '');
+      if (answer) {
+        intent.args[missing[0]] = answer;
+        missing = [];
+      }
+    }
     if (missing.length > 0) return { type: 'text', text: renderQuestion(intent.tool, intent.args, missing) };
     // Only send arguments the schema knows, so strict servers and zod parsing accept them.
     const known = tool.parameters?.properties;

@@ -30,6 +30,18 @@ describe('respond', () => {
     });
   });
 
+  it('takes a bare reply as the one free-text field it asked for', () => {
+    const maintenance: OfferedTool = { name: 'start_maintenance', parameters: { required: ['service', 'duration_minutes', 'reason'], properties: { service: {}, duration_minutes: {}, reason: {} } } };
+    const first = 'start maintenance on db-primary for 30 minutes';
+    const question = respond([user(first)], [maintenance]);
+    expect(question).toEqual({ type: 'text', text: 'To start maintenance on db-primary, I still need the reason. Could you tell me?' });
+    const messages: ChatMessageIn[] = [user(first), { role: 'assistant', content: (question as { text: string }).text }, user('A disk upgrade.')];
+    expect(respond(messages, [maintenance])).toEqual({
+      type: 'tool_calls',
+      calls: [{ tool: 'start_maintenance', args: { service: 'db-primary', duration_minutes: 30, reason: 'disk upgrade' } }],
+    });
+  });
+
   it('only calls tools that were offered', () => {
     expect(respond([user('search dashboards for latency')], TOOLS)).toEqual({ type: 'text', text: expect.stringMatching(/not available to me/) });
   });
