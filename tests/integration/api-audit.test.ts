@@ -83,4 +83,32 @@ describe('audit writer (group commit)', () => {
     expect(rows.map((r) => r.tool_call_id)).toEqual(Array.from({ length: 40 }, (_, i) => `batch-${i}`));
     expect(rows[3].arguments).toEqual({ i: 3, nested: { ok: true } });
   });
+
+  it('a row whose arguments cannot be stored does not lose its batch', async () => {
+    const writer = createAuditWriter(api.db.pool);
+    const entry = (i: number, args: Record<string, unknown>) => ({
+      serviceActor: 'bench', userId: null, username: null, userRole: null, operation: 'poison_test', method: 'POST',
+      path: '/x', arguments: args, outcome: 'invalid' as const, statusCode: 400, errorCode: null,
+      toolCallId: `poison-${i}`, conversationId: null, durationMs: 1,
+    });
+    await Promise.all([writer.write(entry(0, { a: 1 })), writer.write(entry(1, { bad: 'nul\u0000here' })), writer.write(entry(2, { b: 2 }))]);
+    const { rows } = await api.db.pool.query("SELECT tool_call_id, arguments FROM audit_log WHERE operation = 'poison_test' ORDER BY tool_call_id");
+    expect(rows).toEqual([
+      { tool_call_id: 'poison-0', arguments: { a: 1 } },
+      { tool_call_id: 'poison-1', arguments: { unrecordable_arguments: true } },
+      { tool_call_id: 'poison-2', arguments: { b: 2 } },
+    ]);
+  });
+
+  it('a tool call with a NUL character is a 400, and still audited', async () => {
+    const res = await api.tool('POST', '/api/tools/tasks', {
+      user: admin,
+      body: { title: 'nul\u0000title' },
+      headers: { 'x-tool-call-id': 'nul-call' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0]).toMatchObject({ path: 'title' });
+    const { rows } = await api.db.pool.query("SELECT outcome, arguments FROM audit_log WHERE tool_call_id = 'nul-call'");
+    expect(rows).toEqual([{ outcome: 'invalid', arguments: { unrecordable_arguments: true } }]);
+  });
 });

@@ -17,6 +17,15 @@ export function createAuditWriter(q: Queryable, options: { maxBatch?: number } =
   let pending: { entry: AuditEntry; resolve: () => void; reject: (error: unknown) => void }[] = [];
   let flushing = false;
 
+  /** A single row; arguments jsonb cannot store (e.g. U+0000) are replaced by a marker. */
+  async function insertOne(entry: AuditEntry): Promise<void> {
+    try {
+      await insertAuditBatch(q, [entry]);
+    } catch {
+      await insertAuditBatch(q, [{ ...entry, arguments: { unrecordable_arguments: true } }]);
+    }
+  }
+
   async function flush(): Promise<void> {
     flushing = true;
     try {
@@ -26,8 +35,9 @@ export function createAuditWriter(q: Queryable, options: { maxBatch?: number } =
         try {
           await insertAuditBatch(q, batch.map((b) => b.entry));
           for (const b of batch) b.resolve();
-        } catch (error) {
-          for (const b of batch) b.reject(error);
+        } catch {
+          // One unstorable row must not lose the others: retry each alone.
+          await Promise.all(batch.map((b) => insertOne(b.entry).then(b.resolve, b.reject)));
         }
       }
     } finally {
