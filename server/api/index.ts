@@ -11,6 +11,7 @@ import { agentRoutes } from './agent/active.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { createApiContext } from './context.ts';
+import { scheduleHousekeeping } from './housekeeping.ts';
 import { conversationRoutes } from './conversations/routes.ts';
 import { toolRoutes } from './tools/index.ts';
 
@@ -34,6 +35,7 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, p
       );
     }
   }
+  scheduleHousekeeping(app, pool);
   await app.register(authRoutes, { prefix: '/api/auth', ctx });
   await app.register(toolRoutes, { prefix: '/api/tools', ctx });
   await app.register(conversationRoutes, { prefix: '/api/assistant', ctx });

@@ -151,3 +151,22 @@ describe('leases', () => {
     expect(await renewLease(db.pool, { conversationId, holder: 'old', ttlS: 30 })).toBe(false);
   });
 });
+
+describe('housekeeping', () => {
+  it('prunes expired revocations, stale login counters and old idempotency results only', async () => {
+    const { pruneExpired } = await import('../../server/api/housekeeping.ts');
+    await db.pool.query(`INSERT INTO revoked_tokens (jti, expires_at) VALUES ('old', now() - interval '1 minute'), ('live', now() + interval '1 hour')`);
+    await db.pool.query(`INSERT INTO login_attempts (key, failures, first_failure_at) VALUES ('stale', 3, now() - interval '2 days'), ('fresh', 3, now())`);
+    await db.pool.query(
+      `INSERT INTO idempotency_keys (user_id, key, operation, request_hash, status_code, response)
+       VALUES ($1, 'old', 'x', 'h', 200, '{}'), ($1, 'new', 'x', 'h', 200, '{}')`,
+      [userId],
+    );
+    await db.pool.query(`UPDATE idempotency_keys SET created_at = now() - interval '8 days' WHERE key = 'old'`);
+    await pruneExpired(db.pool);
+    const keys = async (sql: string) => (await db.pool.query(sql)).rows.map((r) => r.k).sort();
+    expect(await keys('SELECT jti AS k FROM revoked_tokens')).toEqual(['live']);
+    expect(await keys('SELECT key AS k FROM login_attempts')).toEqual(['fresh']);
+    expect(await keys('SELECT key AS k FROM idempotency_keys')).toEqual(['new']);
+  });
+});
