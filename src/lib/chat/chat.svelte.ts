@@ -34,6 +34,7 @@ export class ChatState {
   #older = $state<string | null>(null);
   #loading = $state<'idle' | 'history' | 'older'>('idle');
   #loadError = $state<string | null>(null);
+  #owns = $state(false);
   #options: ChatStateOptions;
   #run: ChatRun | null = null;
   #runToken = 0;
@@ -65,6 +66,10 @@ export class ChatState {
   get loadError(): string | null {
     return this.#loadError;
   }
+  /** True when this tab's own submit put the conversation in its phase (not a pause seen in history). */
+  get ownsPhase(): boolean {
+    return this.#owns && this.#view.phase !== 'idle';
+  }
 
   /** Switches to a conversation (null: a new, empty one) and loads its latest page. */
   async open(id: string | null): Promise<void> {
@@ -73,6 +78,7 @@ export class ChatState {
     this.#conversationId = id;
     this.#older = null;
     this.#loadError = null;
+    this.#owns = false;
     this.#dispatch({ type: 'loaded', items: [] });
     if (id) await this.reload();
   }
@@ -86,6 +92,7 @@ export class ChatState {
       const page = await this.#options.api.history(id);
       if (id !== this.#conversationId || this.busy) return;
       this.#older = page.next;
+      this.#owns = false;
       this.#dispatch({ type: 'loaded', items: itemsFromHistory(page.items) });
     } catch (error) {
       this.#loadFailed(error);
@@ -179,6 +186,7 @@ export class ChatState {
 
   async #start(input: SubmitInput, event: ChatEvent): Promise<void> {
     this.#lastInput = input;
+    this.#owns = true;
     const token = ++this.#runToken;
     this.#dispatch(event);
     let run: ChatRun;

@@ -115,7 +115,10 @@ describe('ChatState', () => {
     });
     await chat.open('c1');
     expect(chat.phase).toBe('awaiting_confirmation');
+    // A pause seen in history is not this tab's: the tab gate must not announce it as held here.
+    expect(chat.ownsPhase).toBe(false);
     chat.confirm('ap-9');
+    expect(chat.ownsPhase).toBe(true);
     await settle();
     expect(transport.last.input).toMatchObject({ conversationId: 'c1', action: 'confirm' });
   });
