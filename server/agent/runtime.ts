@@ -43,7 +43,7 @@ export interface RunInput {
 
 export interface ResumeInput {
   threadId: string;
-  /** interrupt id -> decision (pendingApprovals() gives the ids). */
+  /** interrupt id -> decision, one for every pending approval (pendingApprovals() gives the ids). */
   decisions: Record<string, ApprovalDecision>;
   userToken: string;
   conversationId: string;
@@ -183,6 +183,12 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       const ids = new Set(pending.map((p) => p.interruptId));
       const decisions = Object.fromEntries(Object.entries(input.decisions).filter(([id]) => ids.has(id)));
       if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
+      // All at once: after a partial resume LangGraph still lists the decided interrupt as pending,
+      // which would invite a second decision for a call that already ran.
+      const missing = pending.filter((p) => !(p.interruptId in decisions)).map((p) => p.interruptId);
+      if (missing.length > 0) {
+        throw new AirlockError('VALIDATION_ERROR', 'Every pending approval of the thread must be decided at once.', { details: { missing } });
+      }
       // Always the id map: a plain value would be applied to every pending interrupt (notes §1).
       yield* stream(new Command({ resume: decisions }), runConfig(input), input.threadId, input.signal);
     },

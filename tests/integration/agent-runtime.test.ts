@@ -152,6 +152,23 @@ describe('agent runtime', () => {
     expect(backend.calls.filter((c) => c.path === '/api/tools/maintenance' && c.method === 'GET' && c.headers['x-conversation-id'] === 'conv-admin').length).toBeGreaterThan(0);
   });
 
+  it('requires a decision for every pending approval at once', async () => {
+    const threadId = newThread();
+    const first = await collect(agent.run({ threadId, text: 'end the maintenance on db-primary; deploy checkout-api 2.4.1 to staging', ...admin }));
+    const [a, b] = (first.at(-1) as Extract<AgentEvent, { type: 'approval_required' }>).approvals;
+    // 1. Half a decision is refused, and nothing changes.
+    await expect(collect(agent.resume({ threadId, decisions: { [a.interruptId]: { approved: true } }, ...admin }))).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR', details: { missing: [b.interruptId] },
+    });
+    expect(await agent.pendingApprovals(threadId)).toEqual([a, b]);
+    // 2. Unknown ids alone: nothing to resume.
+    await expect(collect(agent.resume({ threadId, decisions: { nope: { approved: true } }, ...admin }))).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND' });
+    // 3. Both decided: done.
+    const done2 = await collect(agent.resume({ threadId, decisions: { [a.interruptId]: { approved: true }, [b.interruptId]: { approved: false, reason: 'denied' } }, ...admin }));
+    expect(done2.at(-1)).toMatchObject({ type: 'done' });
+    expect(await agent.pendingApprovals(threadId)).toEqual([]);
+  });
+
   it('supersedes a pending approval when a new message arrives, and the thread stays usable', async () => {
     const threadId = newThread();
     const postsBefore = posts().length;
