@@ -29,7 +29,7 @@ export class Connection {
   #disposed = false;
 
   constructor(options: ConnectionOptions) {
-    this.#options = { retries: 5, delayMs: 5_000, probeMs: 15_000, ...options };
+    this.#options = { retries: 5, delayMs: 5_000, probeMs: 10_000, ...options };
   }
 
   get status(): ConnectionStatus {
