@@ -45,6 +45,10 @@ export class TabGate {
   #options: GateOptions;
   #channel: BroadcastChannel | null;
   #subscribe: () => void;
+  /** Bumped whenever this tab's phase changes, so a poll that started before is discarded. */
+  #epoch = 0;
+  /** The server still reports our own just-finished run for a moment (lease release); ignore it until then. */
+  #quietUntil = 0;
 
   constructor(options: GateOptions) {
     this.#options = options;
@@ -83,8 +87,11 @@ export class TabGate {
     return this.#decision().state;
   }
 
-  /** Tells other tabs what this tab is doing now. */
+  /** Tells other tabs what this tab is doing now (call on every local phase change). */
   announce(hello = false): void {
+    this.#epoch++;
+    if (this.#options.localPhase() === 'streaming') this.#server = null;
+    else if (!hello) this.#quietUntil = Date.now() + 2_000;
     const conversationId = this.#options.conversationId();
     if (!conversationId) return;
     this.#channel?.postMessage({ tab: this.tab, conversationId, phase: this.#options.localPhase(), hello } satisfies GateMessage);
@@ -102,8 +109,12 @@ export class TabGate {
   async poll(): Promise<void> {
     const id = this.#options.conversationId();
     if (!id) return;
+    const epoch = this.#epoch;
     try {
-      this.#server = await this.#options.fetchActive(id);
+      const active = await this.#options.fetchActive(id);
+      // A snapshot taken around our own run's end would show our own run as someone else's.
+      if (epoch !== this.#epoch || Date.now() < this.#quietUntil || id !== this.#options.conversationId()) return;
+      this.#server = active;
     } catch {
       // The gate is advisory; the server still refuses a second run with CONVERSATION_BUSY.
     }

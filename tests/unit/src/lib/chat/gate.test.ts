@@ -87,3 +87,26 @@ describe('TabGate', () => {
     expect(channel.posted.at(-1)).toEqual({ tab: gate.tab, conversationId: 'c1', phase: 'idle' });
   });
 });
+
+describe('TabGate and this tab’s own run', () => {
+  it('a poll answered around the end of our own run is not read as another holder', async () => {
+    let phase: ChatPhase = 'streaming';
+    let release: (a: ActiveState) => void = () => {};
+    const gate = new TabGate({
+      conversationId: () => 'c1',
+      localPhase: () => phase,
+      fetchActive: () => new Promise<ActiveState>((r) => (release = r)),
+      channel: () => null,
+    });
+    const inFlight = gate.poll(); // started while we stream
+    phase = 'idle';
+    gate.announce(); // our run ended
+    release(server('streaming')); // the server had not released our lease yet
+    await inFlight;
+    expect(gate.held).toBe(false);
+    const next = gate.poll(); // right after the end: still within the quiet moment
+    release(server('streaming'));
+    await next;
+    expect(gate.held).toBe(false);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from '../../../../../src/lib/chat/markdown.ts';
+import { renderBlock, renderMarkdown, splitBlocks } from '../../../../../src/lib/chat/markdown.ts';
 
 // No DOM here, so this checks the renderer layer alone (DOMPurify adds a second layer in the browser).
 describe('renderMarkdown', () => {
@@ -47,5 +47,24 @@ describe('renderMarkdown', () => {
 
   it('escapes HTML inside code spans', () => {
     expect(renderMarkdown('`<script>`')).toContain('<code>&lt;script&gt;</code>');
+  });
+});
+
+describe('splitBlocks', () => {
+  it('splits at blank lines and keeps fenced code (with its blank lines) in one block', () => {
+    expect(splitBlocks('Intro line\n\n- a\n- b\n\n```sh\necho 1\n\necho 2\n```\n\n| a |\n|---|\n| 1 |\n\n\nTail')).toEqual([
+      'Intro line',
+      '- a\n- b',
+      '```sh\necho 1\n\necho 2\n```',
+      '| a |\n|---|\n| 1 |',
+      'Tail',
+    ]);
+  });
+  it('an unfinished fence keeps the rest of a streaming answer in its block', () => {
+    expect(splitBlocks('Run:\n\n```\nline 1\n\nline 2')).toEqual(['Run:', '```\nline 1\n\nline 2']);
+  });
+  it('rendering block by block gives the same HTML as rendering the whole answer', () => {
+    const source = 'Intro\n\n- a\n- b\n\n```ts\nconst x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nEnd **bold**.';
+    expect(splitBlocks(source).map(renderBlock).join('')).toBe(renderMarkdown(source));
   });
 });
