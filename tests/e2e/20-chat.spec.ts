@@ -28,6 +28,19 @@ test.describe('chat', () => {
     await expect(page.getByTestId('announcer')).toHaveText('Answer complete.');
     await expect(answer).toContainText('show_capabilities');
     await expect(page.getByRole('link', { name: 'What can you do?' })).toBeVisible();
+    // Our own finished run is never mistaken for another tab's (the gate polls every 3 s).
+    await page.waitForTimeout(3_500);
+    await expect(page.getByTestId('busy-banner')).toHaveCount(0);
+    await expect(page.getByRole('textbox', { name: 'Message', exact: true })).not.toHaveAttribute('readonly', '');
+  });
+
+  test('dark mode follows the system setting', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await send(page, 'Search dashboards for latency');
+    await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe('rgb(21, 22, 24)');
+    await shot(page, '21-dark');
   });
 
   test('a safe tool call shows a card: spinner, then check, duration and a collapsible result', async ({ page }) => {
