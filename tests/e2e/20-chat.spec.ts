@@ -24,6 +24,7 @@ test.describe('chat', () => {
     await shot(page, '03-streaming');
     await expect(answer).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
     await expect(log).toHaveAttribute('aria-busy', 'false');
+    await expect(page.getByTestId('busy-banner')).toHaveCount(0);
     // Completion is announced once, politely; tokens are not.
     await expect(page.getByTestId('announcer')).toHaveText('Answer complete.');
     await expect(answer).toContainText('show_capabilities');
@@ -40,6 +41,7 @@ test.describe('chat', () => {
     await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(background).toBe('rgb(21, 22, 24)');
+    await expect(page.getByTestId('busy-banner')).toHaveCount(0);
     await shot(page, '21-dark');
   });
 

@@ -88,12 +88,12 @@ test.describe('approvals', () => {
     await expect(page.locator('[data-testid=tool-card][data-tool=deploy_service]')).toHaveAttribute('data-status', 'done');
   });
 
-  test('keyboard only: Tab to Confirm, Enter', async ({ page, state }) => {
+  test('keyboard only: type, Enter, Tab to Confirm, Enter', async ({ page, state }) => {
     await signIn(page, state.main.url, 'admin', state.password);
     await page.goto('/');
     await connected(page);
-    await page.keyboard.press('Tab'); // skip into the page; then type in the composer
-    await page.getByRole('textbox', { name: 'Message', exact: true }).focus();
+    // The composer has focus on a wide screen: no mouse from here on.
+    await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toBeFocused();
     await page.keyboard.type('Deploy search-api 1.9.0 to staging');
     await page.keyboard.press('Enter');
     const card = page.getByTestId('confirm-card');
@@ -104,6 +104,17 @@ test.describe('approvals', () => {
     await page.keyboard.press('Enter');
     await expect(card).toHaveAttribute('data-status', 'confirmed', { timeout: 20_000 });
     await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
+    // Focus is back in the composer; Deny works the same way: Tab, Tab, Enter.
+    await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toBeFocused();
+    await page.keyboard.type('Deploy search-api 1.9.1 to staging');
+    await page.keyboard.press('Enter');
+    const second = page.getByTestId('confirm-card').last();
+    await expect(second).toBeFocused({ timeout: 20_000 });
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await expect(second.getByRole('button', { name: 'Deny' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(second).toHaveAttribute('data-status', 'denied', { timeout: 20_000 });
   });
 
   test('expiry: past expires_at the card shows expired and the action does not run', async ({ page, state }) => {

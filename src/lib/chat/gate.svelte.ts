@@ -90,8 +90,11 @@ export class TabGate {
   /** Tells other tabs what this tab is doing now (call on every local phase change). */
   announce(hello = false): void {
     this.#epoch++;
-    if (this.#options.localPhase() === 'streaming') this.#server = null;
-    else if (!hello) this.#quietUntil = Date.now() + 2_000;
+    if (!hello) {
+      // Whatever the server said was about a moment when our own run may have held the lease.
+      this.#server = null;
+      if (this.#options.localPhase() !== 'streaming') this.#quietUntil = Date.now() + 2_000;
+    }
     const conversationId = this.#options.conversationId();
     if (!conversationId) return;
     this.#channel?.postMessage({ tab: this.tab, conversationId, phase: this.#options.localPhase(), hello } satisfies GateMessage);

@@ -110,3 +110,15 @@ describe('TabGate and this tab’s own run', () => {
     expect(gate.held).toBe(false);
   });
 });
+
+describe('TabGate after our own run', () => {
+  it('forgets a "streaming" snapshot taken during our run once it ends', async () => {
+    let phase: ChatPhase = 'streaming';
+    const gate = new TabGate({ conversationId: () => 'c1', localPhase: () => phase, fetchActive: async () => server('streaming'), channel: () => null });
+    await gate.poll(); // during our run: the server sees our lease
+    expect(gate.held).toBe(false);
+    phase = 'idle';
+    gate.announce();
+    expect(gate.held).toBe(false);
+  });
+});
