@@ -164,8 +164,16 @@ export class ChatState {
   /** Retry after a retryable error: removes its card and repeats the last submit. */
   retry(errorId: string): void {
     const input = this.#lastInput;
+    if (this.busy) return;
+    if (!input) {
+      // An error from history: ask again with the user message that led to it.
+      const at = this.#view.items.findIndex((i) => i.id === errorId);
+      const asked = this.#view.items.slice(0, at).findLast((i) => i.kind === 'user');
+      this.#dispatch({ type: 'dismiss', id: errorId });
+      if (asked && asked.kind === 'user') void this.send(asked.text, asked.files);
+      return;
+    }
     this.#dispatch({ type: 'dismiss', id: errorId });
-    if (!input || this.busy) return;
     const approvalId = input.action ? this.#lastApproval ?? undefined : undefined;
     void this.#start(input, { type: 'submitted', text: input.text, files: input.files, action: input.action, approvalId, retry: true });
   }

@@ -168,6 +168,17 @@ describe('ChatState', () => {
     expect(chat.items.some((i) => i.kind === 'error')).toBe(false);
   });
 
+  it('Retry on an error card from history asks again with the message that led to it', async () => {
+    const { chat, transport } = setup({
+      c1: [stored('m1', 'user', 'health of payments-api'), stored('m2', 'assistant', '', { type: 'answer', error: { code: 'LLM_UNAVAILABLE', detail: 'timeout' } })],
+    });
+    await chat.open('c1');
+    chat.retry('m2-error');
+    await settle();
+    expect(transport.last.input).toEqual({ text: 'health of payments-api', files: [], conversationId: 'c1', action: null });
+    expect(chat.items.some((i) => i.kind === 'error')).toBe(false);
+  });
+
   it('a broken stream reports GRADIO_UNREACHABLE to the connection', async () => {
     const { chat, transport, connection } = setup();
     await chat.open('c1');
