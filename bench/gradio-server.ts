@@ -83,4 +83,6 @@ process.on('message', (message: { cmd: string }) => {
   }
   if (message.cmd === 'exit') void app.close().then(() => process.exit(0));
 });
+// The parent went away (finished, killed or timed out): do not linger.
+process.on('disconnect', () => process.exit(0));
 process.send!({ ready: true, gradioPort: port(app.server), rawPort: port(raw) });

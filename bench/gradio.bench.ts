@@ -151,8 +151,13 @@ async function openIdle(urls: string[], firstChunk: (text: string) => boolean): 
 async function idleRss(child: Child) {
   const base = `http://127.0.0.1:${child.gradioPort}/api/agent/gradio`;
   const warm = await openIdle([`http://127.0.0.1:${child.rawPort}/idle`], () => true);
-  log('idle warm');
   warm();
+  // Raw connections first (a fresh baseline each), then gradio sessions.
+  const beforeRaw = await child.ask<number>('rss', 'rss');
+  const closeRaw = await openIdle(Array.from({ length: IDLE }, () => `http://127.0.0.1:${child.rawPort}/idle`), () => true);
+  const afterRaw = await child.ask<number>('rss', 'rss');
+  closeRaw();
+  await new Promise((r) => setTimeout(r, 500));
   const before = await child.ask<number>('rss', 'rss');
   const sessions: string[] = [];
   for (let i = 0; i < IDLE; i++) {
@@ -160,17 +165,9 @@ async function idleRss(child: Child) {
     await postJson(`${base}/gradio_api/queue/join?`, { data: [], fn_index: 2, session_hash: session });
     sessions.push(`${base}/gradio_api/queue/data?session_hash=${session}`);
   }
-  log('idle joined');
   const closeGradio = await openIdle(sessions, (t) => t.includes('process_starts'));
-  log('idle gradio open');
   const afterGradio = await child.ask<number>('rss', 'rss');
   closeGradio();
-  await new Promise((r) => setTimeout(r, 500));
-  const beforeRaw = await child.ask<number>('rss', 'rss');
-  const closeRaw = await openIdle(Array.from({ length: IDLE }, () => `http://127.0.0.1:${child.rawPort}/idle`), () => true);
-  await new Promise((r) => setTimeout(r, 100));
-  const afterRaw = await child.ask<number>('rss', 'rss');
-  closeRaw();
   return { gradioKiB: (afterGradio - before) / 1024 / IDLE, rawKiB: (afterRaw - beforeRaw) / 1024 / IDLE };
 }
 
@@ -181,6 +178,7 @@ async function endToEnd(child: Child) {
   let count = 0;
   let content = '';
   for await (const event of client.submit('/stream', [TOKENS])) {
+    if (event.type !== 'data') continue;
     count++;
     content = (event.data[0] as { content: string }).content;
   }
@@ -200,6 +198,12 @@ try {
   await rawStreams(child, 5);
   const rawOne = await rawStreams(child, 1);
   const gradioOne = await gradioStreams(child, 1);
+  if (process.env.BENCH_QUICK) {
+    process.stdout.write(`quick: raw ${rawOne.usPerToken.toFixed(1)} µs/token, gradio ${gradioOne.usPerToken.toFixed(1)} µs/token\n`);
+    process.exitCode = 0;
+    child.proc.kill();
+    process.exit();
+  }
   const rawMany = await rawStreams(child, CONCURRENT);
   const gradioMany = await gradioStreams(child, CONCURRENT);
   const idle = await idleRss(child);

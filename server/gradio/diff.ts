@@ -34,7 +34,8 @@ function compare(prev: unknown, next: unknown, path: Path, ops: DiffOp[]): void 
   if (k === 'string') {
     const a = prev as string;
     const b = next as string;
-    if (b.length > a.length && b.startsWith(a)) ops.push(['append', path, b.slice(a.length)]);
+    // slice + === compares flat memory; startsWith walks a cons string (the usual `+=` result) char by char.
+    if (b.length > a.length && b.slice(0, a.length) === a) ops.push(['append', path, b.slice(a.length)]);
     else ops.push(['replace', path, b]);
     return;
   }

@@ -189,7 +189,7 @@ describe('@gradio/client against the gradio plugin', () => {
         seen++;
         last = event.data[0] as string;
         if (seen === 3) void job.cancel();
-      } else stages.push(event.stage);
+      } else if (event.type === 'status') stages.push(event.stage);
     }
     expect(stages.at(-1)).toBe('complete');
     expect(last!.length).toBeGreaterThanOrEqual(3);

@@ -177,6 +177,7 @@ describe('limits and lifecycle', () => {
         let last: unknown;
         let count = 0;
         for await (const event of client.submit('/tokens', [40 + (k % 5)])) {
+          if (event.type !== 'data') continue;
           last = event.data[0];
           count++;
         }

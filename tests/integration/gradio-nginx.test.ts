@@ -59,6 +59,7 @@ describe('behind nginx at /api/agent/gradio', () => {
     expect(client.config?.root).toBe(base);
     const received: string[] = [];
     for await (const event of client.submit('/pingpong', [20])) {
+      if (event.type !== 'data') continue;
       const content = (event.data[0] as { content: string }).content;
       received.push(content);
       const i = received.length - 1;
