@@ -107,6 +107,20 @@ test.describe('chat', () => {
     const chip = page.getByTestId('file-chip');
     await expect(chip).toContainText('incident-notes.txt');
     await expect(chip).toHaveAttribute('data-status', 'ready');
+    // Drag and drop onto the composer does the same.
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['df -h output'], 'disk-usage.log', { type: 'text/plain' }));
+      return dt;
+    });
+    await page.dispatchEvent('form[aria-label="Message composer"]', 'dragover', { dataTransfer });
+    await page.dispatchEvent('form[aria-label="Message composer"]', 'drop', { dataTransfer });
+    await expect(chip).toHaveCount(2);
+    await expect(chip.nth(1)).toContainText('disk-usage.log');
+    await expect(chip.nth(1)).toHaveAttribute('data-status', 'ready');
+    // A chip can be removed before sending.
+    await page.getByRole('button', { name: 'Remove disk-usage.log' }).click();
+    await expect(chip).toHaveCount(1);
     await send(page, "What's the health of db-primary?");
     await expect(page.locator('.user-bubble').last().getByTestId('file-chip')).toContainText('incident-notes.txt');
     await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
