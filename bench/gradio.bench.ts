@@ -49,7 +49,6 @@ async function startChild(): Promise<Child> {
 }
 
 /** GETs an SSE URL to its end; returns body bytes and the frames' sizes. */
-const progress = new Map<string, number>();
 function readSse(url: string): Promise<{ bytes: number; frames: string[] }> {
   return new Promise((resolve, reject) => {
     get(url, { agent }, (res) => {
@@ -59,7 +58,6 @@ function readSse(url: string): Promise<{ bytes: number; frames: string[] }> {
       res.on('data', (chunk: string) => {
         bytes += Buffer.byteLength(chunk);
         text += chunk;
-        progress.set(url, bytes);
       });
       res.on('end', () => resolve({ bytes, frames: text.split('\n\n').filter(Boolean) }));
       res.on('error', reject);
@@ -87,8 +85,6 @@ let sessionCounter = 0;
 async function gradioStreams(child: Child, streams: number) {
   const base = `http://127.0.0.1:${child.gradioPort}/api/agent/gradio`;
   const before = await child.ask<NodeJS.CpuUsage>('cpu', 'cpu');
-  progress.clear();
-  const timer = setInterval(() => log(`gradio progress: ${progress.size} streams, min ${Math.min(...progress.values())} max ${Math.max(...progress.values())} bytes`), 2000);
   const results = await Promise.all(
     Array.from({ length: streams }, async () => {
       const session = `bench-${++sessionCounter}`;
@@ -96,7 +92,6 @@ async function gradioStreams(child: Child, streams: number) {
       return readSse(`${base}/gradio_api/queue/data?session_hash=${session}`);
     }),
   );
-  clearInterval(timer);
   const after = await child.ask<NodeJS.CpuUsage>('cpu', 'cpu');
   const generating = results[0].frames.filter((f) => f.includes('"process_generating"'));
   if (generating.length !== TOKENS) throw new Error(`expected ${TOKENS} generating frames, got ${generating.length}`);
@@ -112,12 +107,7 @@ async function gradioStreams(child: Child, streams: number) {
 
 async function rawStreams(child: Child, streams: number) {
   const before = await child.ask<NodeJS.CpuUsage>('cpu', 'cpu');
-  log('raw cpu asked');
-  let finished = 0;
-  const timer = setInterval(() => log(`raw finished ${finished}/${streams}`), 2000);
-  const results = await Promise.all(Array.from({ length: streams }, () => readSse(`http://127.0.0.1:${child.rawPort}/?n=${TOKENS}`).then((r) => (finished++, r))));
-  clearInterval(timer);
-  log('raw streams done');
+  const results = await Promise.all(Array.from({ length: streams }, () => readSse(`http://127.0.0.1:${child.rawPort}/?n=${TOKENS}`)));
   const after = await child.ask<NodeJS.CpuUsage>('cpu', 'cpu');
   if (results[0].frames.length !== TOKENS) throw new Error('raw baseline lost frames');
   return { usPerToken: cpuMicros(before, after) / (streams * TOKENS), bytesPerToken: results.reduce((s, r) => s + r.bytes, 0) / (streams * TOKENS) };
@@ -187,23 +177,12 @@ async function endToEnd(child: Child) {
   return { tokensPerSecond: TOKENS / seconds, seconds };
 }
 
-const log = (s: string) => process.env.BENCH_DEBUG && process.stderr.write(s + "\n");
 const child = await startChild();
-log("child up");
 try {
   await gradioStreams(child, 5); // warm up both paths (JIT)
-  log("warm gradio");
-  await rawStreams(child, 1);
-  log("warm raw 1");
   await rawStreams(child, 5);
   const rawOne = await rawStreams(child, 1);
   const gradioOne = await gradioStreams(child, 1);
-  if (process.env.BENCH_QUICK) {
-    process.stdout.write(`quick: raw ${rawOne.usPerToken.toFixed(1)} µs/token, gradio ${gradioOne.usPerToken.toFixed(1)} µs/token\n`);
-    process.exitCode = 0;
-    child.proc.kill();
-    process.exit();
-  }
   const rawMany = await rawStreams(child, CONCURRENT);
   const gradioMany = await gradioStreams(child, CONCURRENT);
   const idle = await idleRss(child);

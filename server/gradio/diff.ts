@@ -23,30 +23,42 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function compare(prev: unknown, next: unknown, path: Path, ops: DiffOp[]): void {
+/** A path as a parent chain, turned into an array only when an op is emitted (no garbage for equal nodes). */
+interface PathNode {
+  key: string | number;
+  parent: PathNode | null;
+}
+
+function toPath(node: PathNode | null, last?: string | number): Path {
+  const path: Path = last === undefined ? [] : [last];
+  for (let n = node; n; n = n.parent) path.push(n.key);
+  return path.reverse();
+}
+
+function compare(prev: unknown, next: unknown, at: PathNode | null, ops: DiffOp[]): void {
   if (prev === next) return;
   const k = kind(prev);
   if (k === 'null' && kind(next) === 'null') return;
   if (k !== kind(next) || k === 'other' || k === 'null') {
-    ops.push(['replace', path, next === undefined ? null : next]);
+    ops.push(['replace', toPath(at), next === undefined ? null : next]);
     return;
   }
   if (k === 'string') {
     const a = prev as string;
     const b = next as string;
     // slice + === compares flat memory; startsWith walks a cons string (the usual `+=` result) char by char.
-    if (b.length > a.length && b.slice(0, a.length) === a) ops.push(['append', path, b.slice(a.length)]);
-    else ops.push(['replace', path, b]);
+    if (b.length > a.length && b.slice(0, a.length) === a) ops.push(['append', toPath(at), b.slice(a.length)]);
+    else ops.push(['replace', toPath(at), b]);
     return;
   }
   if (k === 'array') {
     const a = prev as unknown[];
     const b = next as unknown[];
     const common = Math.min(a.length, b.length);
-    for (let i = 0; i < common; i++) compare(a[i], b[i], [...path, i], ops);
+    for (let i = 0; i < common; i++) if (a[i] !== b[i]) compare(a[i], b[i], { key: i, parent: at }, ops);
     // Highest index first, so each splice leaves the indices still to delete in place.
-    for (let i = a.length - 1; i >= common; i--) ops.push(['delete', [...path, i], null]);
-    for (let i = common; i < b.length; i++) ops.push(['add', [...path, i], b[i]]);
+    for (let i = a.length - 1; i >= common; i--) ops.push(['delete', toPath(at, i), null]);
+    for (let i = common; i < b.length; i++) ops.push(['add', toPath(at, i), b[i]]);
     return;
   }
   if (k === 'object') {
@@ -54,22 +66,23 @@ function compare(prev: unknown, next: unknown, path: Path, ops: DiffOp[]): void 
     const b = next as Record<string, unknown>;
     for (const key of Object.keys(a)) {
       if (a[key] === undefined) continue;
-      if (b[key] !== undefined) compare(a[key], b[key], [...path, key], ops);
-      else ops.push(['delete', [...path, key], null]);
+      if (b[key] !== undefined) {
+        if (a[key] !== b[key]) compare(a[key], b[key], { key, parent: at }, ops);
+      } else ops.push(['delete', toPath(at, key), null]);
     }
     for (const key of Object.keys(b)) {
-      if (b[key] !== undefined && a[key] === undefined) ops.push(['add', [...path, key], b[key]]);
+      if (b[key] !== undefined && a[key] === undefined) ops.push(['add', toPath(at, key), b[key]]);
     }
     return;
   }
   // number / boolean that differ
-  ops.push(['replace', path, next]);
+  ops.push(['replace', toPath(at), next]);
 }
 
 /** The operations that turn `prev` into `next` (empty when equal). */
 export function diff(prev: unknown, next: unknown): DiffOp[] {
   const ops: DiffOp[] = [];
-  compare(prev, next, [], ops);
+  compare(prev, next, null, ops);
   return ops;
 }
 
