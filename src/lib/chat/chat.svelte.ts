@@ -8,6 +8,7 @@ import type { Api } from './api.ts';
 import type { Connection } from './connection.svelte.ts';
 import { isApiError } from './errors.ts';
 import { itemsFromHistory } from './history.ts';
+import { FrameBatch } from './frame-batch.ts';
 import { applyChatEvent, initialView, type ChatEvent, type ChatView } from './reducer.ts';
 import type { ChatRun, SubmitInput } from './transport.ts';
 import type { ChatItem, ChatPhase, FileRef, WireChatMessage } from './types.ts';
@@ -26,8 +27,6 @@ export interface ChatStateOptions {
   stopGraceMs?: number;
 }
 
-const frame = (fn: () => void) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => fn()) : setTimeout(fn, 16));
-
 export class ChatState {
   #view = $state.raw<ChatView>(initialView());
   #conversationId = $state<string | null>(null);
@@ -38,8 +37,8 @@ export class ChatState {
   #options: ChatStateOptions;
   #run: ChatRun | null = null;
   #runToken = 0;
-  #pending: WireChatMessage[] = [];
-  #scheduled = false;
+  #tokens: FrameBatch<WireChatMessage>;
+  #sending = false;
   #lastInput: SubmitInput | null = null;
   #lastApproval: string | null = null;
   #stopped = -1;
@@ -52,6 +51,11 @@ export class ChatState {
 
   constructor(options: ChatStateOptions) {
     this.#options = options;
+    this.#tokens = new FrameBatch((messages) => {
+      let view = this.#view;
+      for (const message of messages) view = applyChatEvent(view, { type: 'message', message });
+      this.#set(view);
+    }, options.schedule);
   }
 
   get conversationId(): string | null {
@@ -120,9 +124,10 @@ export class ChatState {
 
   /** Sends a message; creates the conversation first when there is none. */
   async send(text: string, files: FileRef[] = []): Promise<boolean> {
-    if (this.busy || (!text.trim() && files.length === 0)) return false;
+    if (this.busy || this.#sending || (!text.trim() && files.length === 0)) return false;
     let id = this.#conversationId;
     if (!id) {
+      this.#sending = true; // a second Enter while the conversation is being created
       try {
         const created = await this.#options.api.createConversation(text.trim().slice(0, 80) || 'Attachment');
         id = created.id;
@@ -132,6 +137,8 @@ export class ChatState {
         this.#dispatch({ type: 'submitted', text, files });
         this.#fail(error);
         return true;
+      } finally {
+        this.#sending = false;
       }
     }
     void this.#start({ text, files, conversationId: id, action: null }, { type: 'submitted', text, files });
@@ -213,7 +220,7 @@ export class ChatState {
           const m = e.message.metadata;
           if (m?.type === 'error' && m.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
         } else {
-          this.#flush();
+          this.#tokens.flush();
           if (this.#stopped === token) break; // Stop won the race: the run ends as stopped, not as an error
           if (e.code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
           if (e.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
@@ -222,7 +229,7 @@ export class ChatState {
         }
       }
       if (token !== this.#runToken) return;
-      this.#flush();
+      this.#tokens.flush();
       this.#dispatch({ type: 'ended', reason: this.#stopped === token ? 'cancelled' : 'complete' });
     } catch (error) {
       if (token === this.#runToken) this.#fail(error);
@@ -231,31 +238,15 @@ export class ChatState {
     }
   }
 
+  /** Only tokens are batched; cards and decisions show at once, in order. */
   #queue(message: WireChatMessage): void {
-    const type = message.metadata?.type;
-    // Only tokens are batched; cards and decisions show at once, in order.
-    if (type !== 'stream_token') {
-      this.#flush();
-      this.#dispatch({ type: 'message', message });
-      return;
-    }
-    this.#pending.push(message);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    (this.#options.schedule ?? frame)(() => this.#flush());
-  }
-
-  #flush(): void {
-    this.#scheduled = false;
-    if (this.#pending.length === 0) return;
-    let view = this.#view;
-    for (const message of this.#pending) view = applyChatEvent(view, { type: 'message', message });
-    this.#pending = [];
-    this.#set(view);
+    if (message.metadata?.type === 'stream_token') return this.#tokens.push(message);
+    this.#tokens.flush();
+    this.#dispatch({ type: 'message', message });
   }
 
   #fail(error: unknown): void {
-    this.#flush();
+    this.#tokens.flush();
     const code = isApiError(error) ? error.code : 'INTERNAL';
     if (code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
     if (code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
@@ -270,7 +261,7 @@ export class ChatState {
   /** Forgets the running submit (conversation switched, or Stop got no answer). */
   #abandon(): void {
     this.#runToken++;
-    this.#pending = [];
+    this.#tokens.clear();
     this.#run = null;
   }
 

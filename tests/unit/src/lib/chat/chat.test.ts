@@ -49,6 +49,17 @@ describe('ChatState', () => {
     expect(phases).toEqual(['streaming', 'idle']);
   });
 
+  it('a second Enter while the first message creates the conversation sends nothing', async () => {
+    const { chat, transport, api } = setup();
+    await chat.open(null);
+    const first = chat.send('one');
+    expect(await chat.send('one')).toBe(false);
+    await first;
+    await settle();
+    expect(api.calls.filter((c) => c.startsWith('create'))).toHaveLength(1);
+    expect(transport.runs).toHaveLength(1);
+  });
+
   it('ignores a send while a run streams, and empty messages', async () => {
     const { chat, transport } = setup();
     await chat.open('c9');
