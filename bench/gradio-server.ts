@@ -78,7 +78,8 @@ process.on('message', (message: { cmd: string }) => {
     (globalThis as { gc?: () => void }).gc?.();
     setTimeout(() => {
       (globalThis as { gc?: () => void }).gc?.();
-      process.send!({ rss: process.memoryUsage().rss });
+      const m = process.memoryUsage();
+      process.send!({ rss: { rss: m.rss, heap: m.heapUsed + m.external } });
     }, 200);
   }
   if (message.cmd === 'exit') void app.close().then(() => process.exit(0));

@@ -138,17 +138,19 @@ async function openIdle(urls: string[], firstChunk: (text: string) => boolean): 
   return () => requests.forEach((r) => r.destroy());
 }
 
+type Mem = { rss: number; heap: number };
+
 async function idleRss(child: Child) {
   const base = `http://127.0.0.1:${child.gradioPort}/api/agent/gradio`;
   const warm = await openIdle([`http://127.0.0.1:${child.rawPort}/idle`], () => true);
   warm();
   // Raw connections first (a fresh baseline each), then gradio sessions.
-  const beforeRaw = await child.ask<number>('rss', 'rss');
+  const beforeRaw = await child.ask<Mem>('rss', 'rss');
   const closeRaw = await openIdle(Array.from({ length: IDLE }, () => `http://127.0.0.1:${child.rawPort}/idle`), () => true);
-  const afterRaw = await child.ask<number>('rss', 'rss');
+  const afterRaw = await child.ask<Mem>('rss', 'rss');
   closeRaw();
   await new Promise((r) => setTimeout(r, 500));
-  const before = await child.ask<number>('rss', 'rss');
+  const before = await child.ask<Mem>('rss', 'rss');
   const sessions: string[] = [];
   for (let i = 0; i < IDLE; i++) {
     const session = `idle-${i}`;
@@ -156,9 +158,15 @@ async function idleRss(child: Child) {
     sessions.push(`${base}/gradio_api/queue/data?session_hash=${session}`);
   }
   const closeGradio = await openIdle(sessions, (t) => t.includes('process_starts'));
-  const afterGradio = await child.ask<number>('rss', 'rss');
+  const afterGradio = await child.ask<Mem>('rss', 'rss');
   closeGradio();
-  return { gradioKiB: (afterGradio - before) / 1024 / IDLE, rawKiB: (afterRaw - beforeRaw) / 1024 / IDLE };
+  const per = (a: number, b: number) => (b - a) / 1024 / IDLE;
+  return {
+    gradioKiB: per(before.rss, afterGradio.rss),
+    rawKiB: per(beforeRaw.rss, afterRaw.rss),
+    gradioHeapKiB: per(before.heap, afterGradio.heap),
+    rawHeapKiB: per(beforeRaw.heap, afterRaw.heap),
+  };
 }
 
 async function endToEnd(child: Child) {
@@ -196,7 +204,8 @@ try {
     ['wire bytes/token, 1 stream', f(rawOne.bytesPerToken), f(gradioOne.bytesPerToken), f(gradioOne.bytesPerToken / rawOne.bytesPerToken, 2) + 'x'],
     [`wire bytes/token, ${CONCURRENT} streams`, f(rawMany.bytesPerToken), f(gradioMany.bytesPerToken), ''],
     ['gradio frame bytes, tokens 2-200 vs last 200', '', `${f(gradioOne.firstDecile)} -> ${f(gradioOne.lastDecile)}`, ''],
-    [`RSS KiB per idle connection (${IDLE})`, f(idle.rawKiB), f(idle.gradioKiB), f(idle.gradioKiB / idle.rawKiB, 2) + 'x'],
+    [`RSS KiB per idle connection (${IDLE})`, f(idle.rawKiB), f(idle.gradioKiB), ''],
+    [`JS heap+external KiB per idle connection`, f(idle.rawHeapKiB), f(idle.gradioHeapKiB), ''],
     [`@gradio/client end-to-end tokens/s (${TOKENS})`, '', f(e2e.tokensPerSecond, 0), ''],
   ];
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
