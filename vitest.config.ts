@@ -12,6 +12,7 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -23,6 +24,8 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: true,
           maxWorkers: 2,
+          // After the unit tests, with their own worker limit (real servers and PostgreSQL).
+          sequence: { groupOrder: 1 },
         },
       },
     ],
