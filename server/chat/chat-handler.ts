@@ -14,7 +14,7 @@ import { createApproval, listPendingApprovals, resolveApproval } from '../db/app
 import { createConversation, getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
-import type { EndpointRequest } from '../gradio/index.ts';
+import { resolveStoredPath, type EndpointRequest } from '../gradio/index.ts';
 import { approvalPrompt, hashArgs, resolvePendingApproval } from './approval-policy.ts';
 import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
 import type { ChatIdentity } from './identity.ts';
@@ -27,6 +27,8 @@ export interface ChatHandlerDeps {
   agent: AgentRuntime;
   approvalTimeoutS: number;
   leaseTtlS: number;
+  /** Where the Gradio server stores uploads; attached files must be among them. */
+  uploadDir: string;
   log: FastifyBaseLogger;
   now?: () => Date;
 }
@@ -50,6 +52,11 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     } catch (error) {
       if (!(error instanceof ChatInputError)) throw error;
       yield fail(new AirlockError('VALIDATION_ERROR', error.message));
+      return;
+    }
+    const foreign = input.files.find((f) => !resolveStoredPath(deps.uploadDir, f.path));
+    if (foreign) {
+      yield fail(new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`));
       return;
     }
     if (!input.action && !input.text && input.files.length === 0) {

@@ -48,8 +48,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     approval_timeout_s: config.approvalTimeoutS,
   }));
 
+  const uploadDir = join(config.dataDir, 'uploads');
   const handler = createChatHandler({
     pool,
+    uploadDir,
     agent,
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
@@ -59,7 +61,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     prefix: GRADIO_MOUNT,
     endpoints: [chatEndpoint(handler)],
     authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
-    dataDir: join(config.dataDir, 'uploads'),
+    dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,
     bodyLimit: config.bodyMaxBytes,
     publicUrl: config.publicUrl,

@@ -1,6 +1,8 @@
 /**
  * Starts the real app (chosen roles) on a free loopback port with a test config.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, localUrl } from '../../server/app.ts';
 import { loadConfig, type Config, type Role } from '../../server/config.ts';
@@ -21,6 +23,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     DEMO_PASSWORD: 'demo-password-1',
     SERVICE_CLIENT_SECRET: 'test-service-secret-0123456789',
     OFFLINE_MODEL_DELAY_MS: '0',
+    DATA_DIR: join(tmpdir(), `airlock-test-${process.pid}`),
     ...env,
   });
 }

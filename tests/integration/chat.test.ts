@@ -134,6 +134,20 @@ describe('/chat', () => {
     expect(meta(foreignConfirm.final)).toMatchObject({ type: 'error', code: 'APPROVAL_NOT_FOUND' });
   });
 
+  it('takes uploaded files with a message and refuses paths it did not store', async () => {
+    const blob = new Blob(['error budget report'], { type: 'text/plain' });
+    const [stored] = (await admin.upload_files(`${server.url}/api/agent/gradio`, [new File([blob], 'report.txt')])).files ?? [];
+    expect(stored).toBeTruthy();
+    const turn = await collect(admin.submit('/chat', { message: { text: 'hello', files: [{ path: stored, orig_name: 'report.txt' }] } }));
+    expect(turn.status).toBe('complete');
+    const id = turn.final!.metadata.conversation_id;
+    const history = await (await fetch(`${server.url}/api/assistant/history?conversation_id=${id}`, { headers: { authorization: `Bearer ${await login(server.url, 'admin')}` } })).json();
+    expect(history.items[0]).toMatchObject({ role: 'user', content: 'hello', metadata: { files: [{ path: stored, orig_name: 'report.txt' }] } });
+
+    const foreign = await collect(admin.submit('/chat', { message: { text: 'hello', files: [{ path: '/etc/passwd' }] } }));
+    expect(meta(foreign.final)).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+  });
+
   it('answers 401 to a missing or invalid token', async () => {
     const res = await fetch(`${server.url}/api/agent/gradio/config`);
     expect(res.status).toBe(401);
