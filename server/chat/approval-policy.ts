@@ -3,7 +3,7 @@
  * and the words a user sees. SQL keeps the atomic transition (db/approvals.ts).
  * @module
  */
-import { createHash } from 'node:crypto';
+import { hashJson } from '../canonical-json.ts';
 import type { ChatAction } from './input.ts';
 
 export type ApprovalOutcome = 'approved' | 'denied' | 'expired';
@@ -32,20 +32,7 @@ export function resolvePendingApproval({ expiresAt, action, now }: { expiresAt: 
 }
 
 /** A stable hash of the arguments (key order does not matter), stored with the approval. */
-export function hashArgs(args: unknown): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
+export const hashArgs = hashJson;
 
 const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
 

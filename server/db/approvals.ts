@@ -63,18 +63,10 @@ function toApproval(row: ApprovalRow): Approval {
   };
 }
 
-export interface NewApproval {
-  conversationId: string;
-  threadId: string;
-  interruptId: string;
-  toolCallId: string;
-  tool: string;
-  args: Record<string, unknown>;
-  argsHash: string;
-  prompt: string;
-  requestedBy: string;
-  expiresAt: Date;
-}
+export type NewApproval = Pick<
+  Approval,
+  'conversationId' | 'threadId' | 'interruptId' | 'toolCallId' | 'tool' | 'args' | 'argsHash' | 'prompt' | 'requestedBy' | 'expiresAt'
+>;
 
 /** Records a pending approval; a repeat for the same interrupt returns the existing row. */
 export async function createApproval(q: Queryable, a: NewApproval): Promise<Approval> {

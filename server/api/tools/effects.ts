@@ -5,26 +5,14 @@
  * duplicates yield exactly one effect.
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { claimIdempotencyKey, completeIdempotencyKey, getIdempotencyRecord } from '../../db/idempotency.ts';
 import { withTransaction, type PoolClient } from '../../db/index.ts';
+import { hashJson } from '../../canonical-json.ts';
 import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
 import { requestUser } from '../identity.ts';
 import { markReplayed } from './hooks.ts';
-
-/** JSON with object keys sorted, so equal arguments hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
 
 function idempotencyKey(request: FastifyRequest): string | null {
   for (const name of ['idempotency-key', 'x-tool-call-id']) {
@@ -59,7 +47,7 @@ export async function runEffect<T>(
     return result;
   }
   const userId = requestUser(request).userId;
-  const requestHash = createHash('sha256').update(canonicalJson({ operation: input.operation, args: input.args })).digest('hex');
+  const requestHash = hashJson({ operation: input.operation, args: input.args });
   const outcome = await withTransaction(ctx.pool, async (tx) => {
     if (await claimIdempotencyKey(tx, { userId, key, operation: input.operation, requestHash })) {
       // Serialise through JSON now, so the live answer and a later replay are the same document.

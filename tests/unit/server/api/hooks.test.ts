@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../../server/api/tools/effects.ts';
 import { outcomeFor } from '../../../../server/api/tools/hooks.ts';
-
-describe('canonicalJson (idempotency request hash input)', () => {
-  it('ignores key order and undefined values, keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, 1], c: undefined } })).toBe(canonicalJson({ a: { d: [2, 1] }, b: 1 }));
-    expect(canonicalJson({ a: [1, 2] })).not.toBe(canonicalJson({ a: [2, 1] }));
-    expect(canonicalJson({ a: '1' })).not.toBe(canonicalJson({ a: 1 }));
-  });
-});
 
 describe('outcomeFor (audit outcome of a status)', () => {
   it.each([

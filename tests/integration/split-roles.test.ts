@@ -1,0 +1,47 @@
+/**
+ * The production layout: api and gateway in separate processes behind the real nginx, sharing
+ * PostgreSQL and the service credentials. A chat turn crosses nginx -> gateway -> api.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startNginx, type NginxInstance } from '../helpers/nginx.ts';
+import { startTestServer, testConfig, type TestServer } from '../helpers/server.ts';
+
+let db: TestDatabase;
+let api: TestServer;
+let gateway: TestServer;
+let nginx: NginxInstance;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestServer({ db, roles: ['api'] });
+  gateway = await startTestServer({ db, roles: ['gateway'], config: testConfig({ API_URL: api.url }) });
+  const port = (s: TestServer) => Number(new URL(s.url).port);
+  nginx = await startNginx({ web: port(api), api: port(api), gateway: port(gateway) });
+});
+
+afterAll(async () => {
+  await nginx?.stop();
+  await gateway?.close();
+  await api?.close();
+  await db?.drop();
+});
+
+describe('split roles behind nginx', () => {
+  it('routes /api/agent/info to the gateway and the rest of /api to the api', async () => {
+    const info = await fetch(`${nginx.url}/api/agent/info`);
+    expect(info.status).toBe(200);
+    expect(await info.json()).toMatchObject({ offline_model: true, approval_timeout_s: 300 });
+    expect((await fetch(`${nginx.url}/api/auth/jwks.json`)).status).toBe(200);
+    expect((await fetch(`${api.url}/api/agent/info`)).status).toBe(404);
+  });
+
+  it('runs a tool call across nginx -> gateway -> api', async () => {
+    const client = await connectChat(nginx.url, await login(nginx.url, 'operator'));
+    const turn = await collect(chat(client, "what's the health of payments-api"));
+    expect(turn.types).toContain('tool_end');
+    expect(turn.final!.content).toMatch(/payments-api/);
+    client.close();
+  });
+});
