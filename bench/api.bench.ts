@@ -5,43 +5,23 @@
  *
  *   npm run bench -- api            (BENCH_SECONDS, BENCH_CONCURRENCY to tune)
  */
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildApp, localUrl } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
-import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from '../server/db/index.ts';
+import { openBenchDatabase, percentile } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 20);
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 function summary(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
   return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
 
-async function openDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
-  const dir = await mkdtemp(join(tmpdir(), 'airlock-bench-'));
-  await chmod(dir, 0o777); // as root the binaries run as an unprivileged user that must write here
-  const db: EmbeddedDatabase = await startEmbeddedPostgres(dir, 'bench');
-  return { url: db.url, stop: async () => (await db.stop(), await rm(dir, { recursive: true, force: true })) };
-}
-
 async function main(): Promise<void> {
-  const database = await openDatabase();
-  const schema = `bench_${Date.now().toString(36)}`;
-  const admin = createPool(database.url, { max: 1 });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(database.url);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const pool = createPool(url.toString(), { max: 20 });
-  await runMigrations(pool);
+  const database = await openBenchDatabase();
+  const pool = database.pool;
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
@@ -124,10 +104,7 @@ async function main(): Promise<void> {
   );
 
   await app.close();
-  await pool.end();
-  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-  await admin.end();
-  await database.stop();
+  await database.close();
 }
 
 main().catch((error) => {
