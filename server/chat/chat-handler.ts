@@ -10,12 +10,11 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentEvent, AgentRuntime, ApprovalDecision } from '../agent/index.ts';
-import { createApproval, listPendingApprovals, resolveApproval } from '../db/approvals.ts';
 import { createConversation, getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { resolveStoredPath, type EndpointRequest } from '../gradio/index.ts';
-import { approvalPrompt, hashArgs, resolvePendingApproval } from './approval-policy.ts';
+import { openApprovals, resolvePendingApprovals } from './approvals.ts';
 import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
 import type { ChatIdentity } from './identity.ts';
 import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
@@ -86,21 +85,12 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const transcript = new Transcript(deps.pool, conversationId);
     let paused = false;
     try {
-      const decisions: Record<string, ApprovalDecision> = {};
-      for (const approval of await listPendingApprovals(deps.pool, conversationId)) {
-        const resolution = resolvePendingApproval({ expiresAt: approval.expiresAt, action: input.action, now: now() });
-        const resolved = await resolveApproval(deps.pool, {
-          id: approval.id,
-          userId: user.userId,
-          status: resolution.outcome,
-          reason: resolution.reason,
-          now: now(),
-        });
-        if (!resolved) continue; // resolved by a concurrent request: it resumes, not this one
-        decisions[approval.interruptId] = resolution.decision;
-        await transcript.approvalResolved(approval.id, resolution.result);
-        yield emit({ type: 'confirm_resolved', result: resolution.result, approval_id: approval.id });
+      const resolved = await resolvePendingApprovals(deps.pool, { conversationId, userId: user.userId, action: input.action, now });
+      for (const r of resolved) {
+        await transcript.approvalResolved(r.approvalId, r.result);
+        yield emit({ type: 'confirm_resolved', result: r.result, approval_id: r.approvalId });
       }
+      const decisions: Record<string, ApprovalDecision> = Object.fromEntries(resolved.map((r) => [r.interruptId, r.decision]));
 
       const runContext = { threadId: conversationId, userToken: user.token, conversationId, signal: request.signal };
       let events: AsyncIterable<AgentEvent>;
@@ -115,51 +105,34 @@ export function createChatHandler(deps: ChatHandlerDeps) {
 
       for await (const event of events) {
         if (event.type === 'approval_required') {
-          const expiresAt = new Date(now().getTime() + deps.approvalTimeoutS * 1000);
-          for (const pending of event.approvals) {
-            const prompt = approvalPrompt(pending.tool, pending.args);
-            const approval = await createApproval(deps.pool, {
-              conversationId,
-              threadId: conversationId,
-              interruptId: pending.interruptId,
-              toolCallId: pending.toolCallId,
-              tool: pending.tool,
-              args: pending.args,
-              argsHash: hashArgs(pending.args),
-              prompt,
-              requestedBy: user.userId,
-              expiresAt,
-            });
-            const card = { approvalId: approval.id, tool: pending.tool, input: pending.args, prompt, expiresAt, timeoutS: deps.approvalTimeoutS };
-            await transcript.approvalRequested(card);
+          const opened = await openApprovals(deps.pool, {
+            conversationId,
+            userId: user.userId,
+            pending: event.approvals,
+            timeoutS: deps.approvalTimeoutS,
+            now,
+          });
+          for (const approval of opened) {
+            await transcript.approvalRequested(approval);
             yield emit({
               type: 'confirm_required',
-              prompt,
+              prompt: approval.prompt,
               thread_id: conversationId,
-              approval_id: approval.id,
-              tool: pending.tool,
-              input: pending.args,
-              expires_at: expiresAt.toISOString(),
-              timeout_s: deps.approvalTimeoutS,
+              approval_id: approval.approvalId,
+              tool: approval.tool,
+              input: approval.input,
+              expires_at: approval.expiresAt.toISOString(),
+              timeout_s: approval.timeoutS,
             });
           }
-          await lease.handOverToApproval(expiresAt);
+          if (opened.length) await lease.handOverToApproval(opened[0].expiresAt);
           paused = true;
           return;
         }
-        if (event.type === 'done') continue;
         const metadata = agentEventMetadata(event);
         if (!metadata) continue;
-        if (event.type === 'token') {
-          content += event.token;
-          await transcript.token(event.token);
-        } else if (event.type === 'tool_start') {
-          await transcript.toolStart(event.tool, event.input, event.toolCallId);
-        } else if (event.type === 'tool_end') {
-          await transcript.toolEnd(event.toolCallId, { output: event.output, durationMs: event.durationMs });
-        } else if (event.type === 'tool_error') {
-          await transcript.toolEnd(event.toolCallId, { error: event.error, code: event.code });
-        }
+        if (event.type === 'token') content += event.token;
+        await transcript.record(event);
         yield emit(metadata);
         if (event.type === 'tool_error' && (event.code === 'FORBIDDEN' || event.code === 'UNAUTHORIZED')) {
           yield fail(new AirlockError(event.code, event.error));

@@ -6,8 +6,10 @@
  * @module
  */
 import { appendMessage, findMessageByMetadata, updateMessage } from '../db/messages.ts';
+import type { AgentEvent } from '../agent/index.ts';
 import type { Queryable } from '../db/index.ts';
 import type { ErrorCode } from '../errors.ts';
+import type { OpenedApproval } from './approvals.ts';
 import type { FileRef } from './input.ts';
 
 const FLUSH_EVERY_MS = 2_000;
@@ -30,6 +32,20 @@ export class Transcript {
       content: text,
       metadata: files.length ? { files } : {},
     });
+  }
+
+  /** Records a streamed agent event (tokens and tool cards); other events are the caller's. */
+  async record(event: AgentEvent): Promise<void> {
+    switch (event.type) {
+      case 'token':
+        return this.token(event.token);
+      case 'tool_start':
+        return this.toolStart(event.tool, event.input, event.toolCallId);
+      case 'tool_end':
+        return this.toolEnd(event.toolCallId, { output: event.output, durationMs: event.durationMs });
+      case 'tool_error':
+        return this.toolEnd(event.toolCallId, { error: event.error, code: event.code });
+    }
   }
 
   async token(token: string): Promise<void> {
@@ -61,14 +77,7 @@ export class Transcript {
     if (id) await updateMessage(this.#db, { id, metadataPatch: patch });
   }
 
-  async approvalRequested(card: {
-    approvalId: string;
-    tool: string;
-    input: Record<string, unknown>;
-    prompt: string;
-    expiresAt: Date;
-    timeoutS: number;
-  }): Promise<void> {
+  async approvalRequested(card: OpenedApproval): Promise<void> {
     await this.endAnswer();
     await appendMessage(this.#db, {
       conversationId: this.#conversationId,
