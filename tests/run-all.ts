@@ -3,15 +3,19 @@
  * (Playwright through nginx). Ends with one line: `N passed, N failed`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const bin = (name: string) => `node_modules/.bin/${name}`;
 let passed = 0;
 let failed = 0;
 
-function step(title: string, command: string, args: string[], env: Record<string, string> = {}): boolean {
+const MINUTE = 60_000;
+
+/** Runs one step; a step that outlives its budget is stopped and counts as failed (CI has 90 minutes in all). */
+function step(title: string, command: string, args: string[], env: Record<string, string> = {}, budgetMs = 10 * MINUTE): boolean {
   process.stdout.write(`\n=== ${title} ===\n`);
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env }, timeout: budgetMs, killSignal: 'SIGTERM' });
+  if (result.error) process.stdout.write(`${title}: ${result.error.message}\n`);
   return result.status === 0;
 }
 
@@ -21,7 +25,10 @@ if (step('svelte-kit sync', bin('svelte-kit'), ['sync']) && step('type check', b
 else failed++;
 
 const vitestJson = 'test-results/vitest.json';
-const vitestOk = step('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+const playwrightJson = 'test-results/playwright.json';
+// A report left by an earlier run must never be counted as this run's.
+for (const report of [vitestJson, playwrightJson]) rmSync(report, { force: true });
+const vitestOk = step('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {}, 30 * MINUTE);
 if (existsSync(vitestJson)) {
   const report = JSON.parse(readFileSync(vitestJson, 'utf8')) as { numPassedTests: number; numFailedTests: number };
   passed += report.numPassedTests;
@@ -32,10 +39,9 @@ if (existsSync(vitestJson)) {
 const built = step('build', bin('vite'), ['build']);
 if (!built) failed++;
 else if (existsSync('playwright.config.ts')) {
-  const playwrightJson = 'test-results/playwright.json';
   const e2eOk = step('end-to-end (Playwright, Chromium, nginx)', bin('playwright'), ['test', '--reporter=list,json'], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson,
-  });
+  }, 30 * MINUTE);
   if (existsSync(playwrightJson)) {
     const report = JSON.parse(readFileSync(playwrightJson, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number } };
     passed += report.stats.expected + report.stats.flaky;
