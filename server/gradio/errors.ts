@@ -24,12 +24,26 @@ export class NotAuthenticatedError extends GradioError {
   }
 }
 
-/** 400/422/404/413/503 with a `detail` string, as Gradio answers. */
+/** 400/422/404/413/503 with a `detail` string, as Gradio answers; `parameter` names the input at fault. */
 export class RequestRejectedError extends GradioError {
   override name = 'RequestRejectedError';
-  constructor(status: number, detail: string, code = 'REQUEST_REJECTED') {
+  constructor(
+    status: number,
+    detail: string,
+    code = 'REQUEST_REJECTED',
+    readonly parameter?: string,
+  ) {
     super(code, status, { detail });
   }
+}
+
+/**
+ * A 422 body for the Python client. It reads `detail` as Gradio's list of validator results: a
+ * string crashes it (AttributeError on `str.get`), this list raises a ValidationError with the
+ * message. The JS client shows `detail` as the message, so it keeps the string.
+ */
+export function pythonValidationBody(detail: string, parameter = 'data'): { detail: unknown[] } {
+  return { detail: [{ __type__: 'validate', is_valid: false, message: detail, parameter_name: parameter }] };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { createAuthHook } from './auth.ts';
 import type { GradioContext } from './context.ts';
 import { registerCors } from './cors.ts';
-import { isGradioError } from './errors.ts';
+import { isGradioError, pythonValidationBody } from './errors.ts';
 import { UploadStore } from './files.ts';
 import { GradioQueue } from './queue.ts';
 import { registerControlRoutes } from './routes/control.ts';
@@ -17,7 +17,7 @@ import { registerMetaRoutes } from './routes/meta.ts';
 import { registerQueueRoutes } from './routes/queue.ts';
 import { registerRunRoutes } from './routes/run.ts';
 import { createMemorySessionBus } from './session-bus.ts';
-import { StreamHub } from './streams.ts';
+import { isPythonClient, StreamHub } from './streams.ts';
 import type { GradioPluginOptions } from './types.ts';
 
 function checkOptions(options: GradioPluginOptions<any>): void {
@@ -61,7 +61,13 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     route.bodyLimit ??= bodyLimit;
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (isGradioError(error)) return reply.status(error.status).send(error.body);
+    if (isGradioError(error)) {
+      const detail = (error.body as { detail?: unknown }).detail;
+      if (error.status === 422 && typeof detail === 'string' && isPythonClient(request.headers['user-agent'])) {
+        return reply.status(422).send(pythonValidationBody(detail, (error as { parameter?: string }).parameter));
+      }
+      return reply.status(error.status).send(error.body);
+    }
     const status = error.statusCode ?? 500;
     if (status === 413) return reply.status(413).send({ detail: error.message || 'Request body too large.' });
     if (status >= 400 && status < 500) return reply.status(status).send({ detail: error.message });

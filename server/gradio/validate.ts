@@ -7,10 +7,11 @@
 import { hasDefault, parameterName, schemaOf } from './components.ts';
 import type { EndpointDefinition } from './types.ts';
 
-/** A rejection: HTTP status and the `detail` text. */
+/** A rejection: HTTP status, the `detail` text and, when one input is at fault, its parameter name. */
 export interface Rejection {
   status: 400 | 422;
   detail: string;
+  parameter?: string;
 }
 
 /** The parts of a join body the server uses. */
@@ -66,12 +67,12 @@ export function normalizeInputs(endpoint: EndpointDefinition<any>, data: readonl
     let value = data[i];
     if (value === undefined || value === null) {
       if (hasDefault(spec)) value = spec.default ?? null;
-      else if (value === undefined) return { status: 422, detail: `No value provided for required parameter: ${name}` };
+      else if (value === undefined) return { status: 422, detail: `No value provided for required parameter: ${name}`, parameter: name };
       out[i] = value ?? null;
       continue;
     }
     if (!matches(value, schemaOf(spec))) {
-      return { status: 422, detail: `Parameter ${name} must be of type ${JSON.stringify(schemaOf(spec).type)}, got ${jsonType(value)}.` };
+      return { status: 422, detail: `Parameter ${name} must be of type ${JSON.stringify(schemaOf(spec).type)}, got ${jsonType(value)}.`, parameter: name };
     }
     out[i] = value;
   }

@@ -138,6 +138,22 @@ describe('bad input', () => {
     expect(statuses.at(-1).message).toMatch(/must be of type/);
   });
 
+  it("gives the Python client a 422 as Gradio's validator list (a string detail crashes it)", async () => {
+    // gradio_client 2.6.0 iterates `detail` and calls `.get` on each item: AttributeError on a string.
+    const python = { ...auth, 'User-Agent': 'gradio_client/2.6.0' };
+    const typed = await joinEvent(server.url, { data: [42], fn_index: 1, session_hash: 'py' }, python);
+    expect(typed.status).toBe(422);
+    expect(typed.body.detail).toEqual([
+      { __type__: 'validate', is_valid: false, message: expect.stringMatching(/message must be of type "string"/), parameter_name: 'message' },
+    ]);
+    const unknown = await joinEvent(server.url, { data: ['x'], fn_index: 99, session_hash: 'py' }, python);
+    expect(unknown.body.detail).toEqual([{ __type__: 'validate', is_valid: false, message: 'Unknown fn_index 99.', parameter_name: 'fn_index' }]);
+    const arity = await joinEvent(server.url, { data: ['x', 'y'], fn_index: 1, session_hash: 'py' }, python);
+    expect(arity.body.detail).toEqual([expect.objectContaining({ __type__: 'validate', parameter_name: 'data', message: expect.stringMatching(/takes 1 input/) })]);
+    // Other status codes keep the string detail (the Python client raises on the status alone).
+    expect((await joinEvent(server.url, { data: ['x'], fn_index: 1 }, python)).body.detail).toMatch(/session_hash/);
+  });
+
   it('413 beyond the body limit', async () => {
     const result = await joinEvent(server.url, { data: ['x'.repeat(100 * 1024)], fn_index: 1, session_hash: 's' }, auth);
     expect(result.status).toBe(413);

@@ -30,9 +30,9 @@ export function registerQueueRoutes(app: FastifyInstance, ctx: GradioContext): v
     const envelope = parseEnvelope(request.body);
     if (isRejection(envelope)) throw new RequestRejectedError(envelope.status, envelope.detail);
     const index = ctx.endpoints.findIndex((_, i) => dependencyId(i) === envelope.fnIndex);
-    if (index < 0) throw new RequestRejectedError(422, `Unknown fn_index ${envelope.fnIndex}.`);
+    if (index < 0) throw new RequestRejectedError(422, `Unknown fn_index ${envelope.fnIndex}.`, undefined, 'fn_index');
     const data = normalizeInputs(ctx.endpoints[index], envelope.data);
-    if (isRejection(data)) throw new RequestRejectedError(data.status, data.detail);
+    if (isRejection(data)) throw new RequestRejectedError(data.status, data.detail, undefined, data.parameter);
     const eventId = ctx.queue.join({
       fnIndex: index,
       sessionHash: envelope.sessionHash,

@@ -44,13 +44,14 @@ describe('normalizeInputs', () => {
   });
 
   it('rejects a missing required value with the client wording', () => {
-    expect(normalizeInputs(endpoint, [])).toEqual({ status: 422, detail: 'No value provided for required parameter: message' });
+    expect(normalizeInputs(endpoint, [])).toEqual({ status: 422, detail: 'No value provided for required parameter: message', parameter: 'message' });
   });
 
   it('rejects wrong types with 422', () => {
     const result = normalizeInputs(endpoint, [42]);
     expect(isRejection(result) && result.status).toBe(422);
     expect(isRejection(result) && result.detail).toMatch(/message must be of type "string", got integer/);
+    expect(isRejection(result) && result.parameter).toBe('message');
     expect(isRejection(normalizeInputs(endpoint, ['a', 'three']))).toBe(true);
   });
 });
