@@ -1,7 +1,7 @@
 /**
- * Who is chatting: the user JWT from the Gradio request's `Authorization: Bearer` header,
- * verified like every user token (signature, claims, revocation). Missing or invalid: null, which
- * the Gradio server answers with 401.
+ * Who is chatting: the user JWT from the Gradio request's `Authorization: Bearer` header (or
+ * `X-HF-Authorization`, where the Python client puts its `token=`), verified like every user token
+ * (signature, claims, revocation). Missing or invalid: null, which the Gradio server answers with 401.
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -24,7 +24,7 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 
 export function createChatAuthenticator(verify: UserTokenVerifier) {
   return async (headers: IncomingHttpHeaders): Promise<ChatIdentity | null> => {
-    const token = bearerToken(headers.authorization);
+    const token = bearerToken(headers.authorization) ?? bearerToken(headers['x-hf-authorization']);
     if (!token) return null;
     try {
       const user = await verify(token);
