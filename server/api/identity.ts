@@ -5,19 +5,12 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isAuthError, roleAllows, type Permission, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
+import { bearerToken, isAuthError, roleAllows, type Permission, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
 import { AirlockError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 
 const users = new WeakMap<FastifyRequest, VerifiedUser>();
 const services = new WeakMap<FastifyRequest, VerifiedService>();
-
-/** The token of an `Authorization: Bearer <token>` value, else null. */
-export function bearerToken(header: string | string[] | undefined): string | null {
-  if (typeof header !== 'string') return null;
-  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-  return match ? match[1] : null;
-}
 
 function unauthorized(which: 'user' | 'service', error?: unknown): AirlockError {
   const revoked = isAuthError(error) && error.code === 'TOKEN_REVOKED';

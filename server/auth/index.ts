@@ -5,6 +5,7 @@
  * @module
  */
 export { AuthError, isAuthError, type AuthErrorCode } from './errors.ts';
+export { bearerToken } from './bearer.ts';
 export type { AuthDb, AuthPool } from './db.ts';
 export { createKeyStore, keyStoreFor, SIGNING_ALG, type KeyStore, type SigningKey } from './keys.ts';
 export { signUserToken, signServiceToken, TOKEN_KINDS, type TokenKind, type IssuedToken } from './tokens.ts';

@@ -5,6 +5,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { bearerToken } from '../auth/index.ts';
 
 export interface ChatIdentity {
   userId: string;
@@ -15,12 +16,6 @@ export interface ChatIdentity {
 }
 
 export type UserTokenVerifier = (token: string) => Promise<{ userId: string; username: string; role: string }>;
-
-export function bearerToken(header: string | string[] | undefined): string | null {
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value ? /^Bearer\s+([^\s,]+)\s*$/i.exec(value) : null;
-  return match ? match[1] : null;
-}
 
 export function createChatAuthenticator(verify: UserTokenVerifier) {
   return async (headers: IncomingHttpHeaders): Promise<ChatIdentity | null> => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerToken } from '../../../../server/api/identity.ts';
+import { bearerToken } from '../../../../server/auth/index.ts';
 
 describe('bearerToken', () => {
   it.each([
@@ -11,6 +11,7 @@ describe('bearerToken', () => {
     ['', null],
     [undefined, null],
     [['Bearer a', 'Bearer b'], null],
+    ['Bearer a, Bearer b', null], // the JS client's token + header, comma-joined: ambiguous
   ] as const)('%j -> %j', (header, token) => {
     expect(bearerToken(header as string | string[] | undefined)).toBe(token);
   });
