@@ -3,6 +3,7 @@
  * (tests/e2e/global-setup.ts). `npm test` runs `vite build` first; never `playwright install`.
  */
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_BIN } from './tests/helpers/system-packages.ts';
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -22,7 +23,7 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     launchOptions: {
-      executablePath: '/usr/bin/chromium',
+      executablePath: CHROMIUM_BIN,
       args: [
         '--no-sandbox',
         '--disable-gpu',

@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { ensureSystemPackages } from './helpers/system-packages.ts';
 
 const bin = (name: string) => `node_modules/.bin/${name}`;
 let passed = 0;
@@ -20,6 +21,13 @@ function step(title: string, command: string, args: string[], env: Record<string
 }
 
 mkdirSync('test-results', { recursive: true });
+
+// nginx and Chromium are real parts of the suite: installed here (root with apt) or named at once.
+const missing = ensureSystemPackages();
+if (missing) {
+  process.stdout.write(`${missing}\n\n0 passed, 1 failed\n`);
+  process.exit(1);
+}
 
 if (step('svelte-kit sync', bin('svelte-kit'), ['sync']) && step('type check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'])) passed++;
 else failed++;
