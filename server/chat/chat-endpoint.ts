@@ -35,6 +35,8 @@ export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler'
         default: null,
         example: [],
       },
+      // Idempotency key: a retry with the same id follows the first submit's run (none is started).
+      { name: 'request_id', label: 'Request id', component: 'textbox', default: null, example: '' },
     ],
     outputs: [{ label: 'Response', component: 'json' }],
     handler,

@@ -1,164 +1,49 @@
 /**
- * The /chat handler: one turn of the conversation, streamed as ChatMessages.
+ * The /chat handler: a thin Gradio adapter over the engine.
  *
- *   validate -> conversation (create on first message) -> lease (CONVERSATION_BUSY)
- *     -> action? resolve the pending approval(s) atomically -> confirm_resolved -> agent.resume
- *     -> else: resolve stale approvals as denied -> user message -> agent.run
- *   -> stream tokens and tool cards (persisted as they happen)
- *   -> on approval_required: approval rows + confirm_required, the stream ends (checkpoint in PG)
+ *   normalize the Gradio call -> engine.submit (a new run, or the run of the same request_id)
+ *     -> follow the run from its start -> ChatMessages (chat-projection.ts)
+ *
+ * The run belongs to the engine, not to this connection: a client that goes away only stops
+ * following it; /cancel (Stop) and shutdown fire `cancelSignal`, which cancels the run.
  * @module
  */
-import type { FastifyBaseLogger } from 'fastify';
-import type { AgentEvent, AgentRuntime, ApprovalDecision } from '../agent/index.ts';
-import { createConversation, getConversationForUser } from '../db/conversations.ts';
-import type { Pool } from '../db/index.ts';
+import type { Engine } from '../engine/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
-import { resolveStoredPath, type EndpointRequest } from '../gradio/index.ts';
-import { openApprovals, resolvePendingApprovals } from './approvals.ts';
-import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
+import type { EndpointRequest } from '../gradio/index.ts';
+import { chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
+import { ChatProjection } from './chat-projection.ts';
 import type { ChatIdentity } from './identity.ts';
-import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
-import { ConversationLease } from './lease.ts';
-import { Transcript } from './transcript.ts';
-
-export interface ChatHandlerDeps {
-  pool: Pool;
-  agent: AgentRuntime;
-  approvalTimeoutS: number;
-  leaseTtlS: number;
-  /** Where the Gradio server stores uploads; attached files must be among them. */
-  uploadDir: string;
-  log: FastifyBaseLogger;
-  now?: () => Date;
-}
+import { ChatInputError, normalizeChatInput } from './input.ts';
 
 type Output = [ChatMessage];
 
-export function createChatHandler(deps: ChatHandlerDeps) {
-  const now = deps.now ?? (() => new Date());
-
+export function createChatHandler({ engine }: { engine: Engine }) {
   return async function* handleChat(request: EndpointRequest<ChatIdentity>): AsyncGenerator<Output> {
-    const user = request.identity;
-    let conversationId = '';
-    let content = '';
-    const emit = (metadata: ChatMetadata): Output => [chatMessage(conversationId, content, metadata)];
-    const fail = (error: AirlockError): Output =>
-      emit({ type: 'error', code: error.code, detail: error.message, retryable: error.retryable });
-
-    let input: ChatInput;
+    const fail = (error: AirlockError, conversationId = ''): Output => [
+      chatMessage(conversationId, '', { type: 'error', code: error.code, detail: error.message, retryable: error.retryable }),
+    ];
+    let run;
     try {
-      input = normalizeChatInput(request.data, request.eventData);
+      const input = normalizeChatInput(request.data, request.eventData);
+      run = await engine.submit(input, { userId: request.identity.userId, token: request.identity.token });
     } catch (error) {
-      if (!(error instanceof ChatInputError)) throw error;
-      yield fail(new AirlockError('VALIDATION_ERROR', error.message));
-      return;
-    }
-    const foreign = input.files.find((f) => !resolveStoredPath(deps.uploadDir, f.path));
-    if (foreign) {
-      yield fail(new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`));
-      return;
-    }
-    if (!input.action && !input.text && input.files.length === 0) {
-      yield fail(new AirlockError('VALIDATION_ERROR', 'The message is empty.'));
+      if (error instanceof ChatInputError) error = new AirlockError('VALIDATION_ERROR', error.message);
+      if (!isAirlockError(error)) throw error;
+      yield fail(error);
       return;
     }
 
-    if (input.conversationId) {
-      const conversation = await getConversationForUser(deps.pool, { userId: user.userId, id: input.conversationId });
-      if (!conversation) {
-        yield fail(input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.'));
-        return;
-      }
-      conversationId = conversation.id;
-    } else if (input.action) {
-      yield fail(new AirlockError('APPROVAL_NOT_FOUND'));
-      return;
-    } else {
-      conversationId = (await createConversation(deps.pool, { userId: user.userId, text: input.text || 'Attachments' })).id;
-    }
-
-    const lease = await ConversationLease.acquire(deps.pool, conversationId, request.eventId, deps.leaseTtlS);
-    if (!lease) {
-      yield fail(new AirlockError('CONVERSATION_BUSY'));
-      return;
-    }
-    const transcript = new Transcript(deps.pool, conversationId);
-    let paused = false;
+    const cancel = () => run.cancel();
+    request.cancelSignal.addEventListener('abort', cancel, { once: true });
+    const view = new ChatProjection();
+    const emit = (metadata: ChatMetadata): Output => [chatMessage(run.conversationId, view.content, metadata)];
     try {
-      const resolved = await resolvePendingApprovals(deps.pool, { conversationId, userId: user.userId, action: input.action, now });
-      for (const r of resolved) {
-        await transcript.approvalResolved(r.approvalId, r.result);
-        yield emit({ type: 'confirm_resolved', result: r.result, approval_id: r.approvalId });
+      for await (const event of run.events()) {
+        for (const metadata of view.apply(event, run.conversationId)) yield emit(metadata);
       }
-      const decisions: Record<string, ApprovalDecision> = Object.fromEntries(resolved.map((r) => [r.interruptId, r.decision]));
-
-      const runContext = { threadId: conversationId, userToken: user.token, conversationId, signal: request.signal };
-      let events: AsyncIterable<AgentEvent>;
-      if (input.action) {
-        if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
-        events = deps.agent.resume({ ...runContext, decisions });
-      } else {
-        // The agent answers the superseded tool calls itself before it takes the new message.
-        await transcript.user(input.text, input.files);
-        events = deps.agent.run({ ...runContext, text: withFileNotes(input) });
-      }
-
-      for await (const event of events) {
-        if (event.type === 'approval_required') {
-          const opened = await openApprovals(deps.pool, {
-            conversationId,
-            userId: user.userId,
-            pending: event.approvals,
-            timeoutS: deps.approvalTimeoutS,
-            now,
-          });
-          for (const approval of opened) {
-            await transcript.approvalRequested(approval);
-            yield emit({
-              type: 'confirm_required',
-              prompt: approval.prompt,
-              thread_id: conversationId,
-              approval_id: approval.approvalId,
-              tool: approval.tool,
-              input: approval.input,
-              expires_at: approval.expiresAt.toISOString(),
-              timeout_s: approval.timeoutS,
-            });
-          }
-          if (opened.length) await lease.handOverToApproval(opened[0].expiresAt);
-          paused = true;
-          return;
-        }
-        const metadata = agentEventMetadata(event);
-        if (!metadata) continue;
-        if (event.type === 'token') content += event.token;
-        await transcript.record(event);
-        yield emit(metadata);
-        if (event.type === 'tool_error' && (event.code === 'FORBIDDEN' || event.code === 'UNAUTHORIZED')) {
-          yield fail(new AirlockError(event.code, event.error));
-        }
-      }
-      await transcript.endAnswer();
-    } catch (error) {
-      if (request.signal.aborted) {
-        await transcript.endAnswer({ cancelled: true }).catch(() => {});
-        throw error;
-      }
-      const airlockError = isAirlockError(error)
-        ? error
-        : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${request.eventId}).`, { cause: error });
-      if (airlockError.code === 'INTERNAL') deps.log.error({ err: error, correlationId: request.eventId }, '/chat failed');
-      await transcript.endAnswer({ error: { code: airlockError.code, detail: airlockError.message } }).catch(() => {});
-      yield fail(airlockError);
     } finally {
-      if (!paused) await lease.release().catch(() => {});
+      request.cancelSignal.removeEventListener('abort', cancel);
     }
   };
-}
-
-/** The model sees attachments as a short note; the files themselves stay on the gateway. */
-function withFileNotes(input: ChatInput): string {
-  if (input.files.length === 0) return input.text;
-  const names = input.files.map((f) => f.orig_name ?? f.path.split('/').pop()).join(', ');
-  return `${input.text}\n\n[Attached files: ${names}]`.trim();
 }

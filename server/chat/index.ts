@@ -10,7 +10,8 @@ import { createAgentRuntime } from '../agent/index.ts';
 import { createUserTokenVerifier } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
-import { gradioPlugin } from '../gradio/index.ts';
+import { createEngine, PgLedger } from '../engine/index.ts';
+import { gradioPlugin, resolveStoredPath } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
@@ -49,17 +50,30 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   }));
 
   const uploadDir = join(config.dataDir, 'uploads');
-  const handler = createChatHandler({
+  const ledger = new PgLedger(pool);
+  const engine = createEngine({
     pool,
-    uploadDir,
+    ledger,
     agent,
+    // Attached files must be uploads this gateway stored.
+    files: { resolve: (path) => resolveStoredPath(uploadDir, path) },
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
     log: app.log,
   });
+  const recovery = engine.startRecovery();
+  await recovery.ready;
+  app.addHook('preClose', async () => {
+    recovery.stop();
+  });
+  app.addHook('onClose', async () => {
+    // After the Gradio drain: whatever still runs is stopped and commits its end.
+    await engine.shutdown();
+    await ledger.close();
+  });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
-    endpoints: [chatEndpoint(handler)],
+    endpoints: [chatEndpoint(createChatHandler({ engine }))],
     authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
     dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,

@@ -1,27 +1,17 @@
 /**
  * Normalises the /chat call shapes into one input. The data slots follow the endpoint's
- * parameters (message, conversation_id, action, text, files); the ADR's three-argument shape puts
+ * parameters (message, conversation_id, action, text, files, request_id); the ADR's three-argument shape puts
  * the conversation id and action in `event_data` instead, so those are the fallback.
  * @module
  */
 import { z } from 'zod';
+import type { FileRef, TurnAction, TurnInput } from '../engine/index.ts';
 
-export type ChatAction = 'confirm' | 'deny';
+export type ChatAction = TurnAction;
+export type { FileRef };
 
-export interface FileRef {
-  path: string;
-  orig_name?: string;
-  size?: number;
-  mime_type?: string;
-  url?: string;
-}
-
-export interface ChatInput {
-  text: string;
-  files: FileRef[];
-  conversationId: string | null;
-  action: ChatAction | null;
-}
+/** The engine's normalized turn input. */
+export type ChatInput = TurnInput;
 
 export class ChatInputError extends Error {
   override readonly name = 'ChatInputError';
@@ -45,6 +35,7 @@ const FilesSchema = z.array(FileSchema).max(10, 'at most 10 files per message');
 const MessageObjectSchema = z.looseObject({ text: z.string('message.text must be a string').nullish(), files: z.unknown().optional() });
 const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID)');
 const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
+const RequestIdSchema = z.string('request_id must be a string').trim().min(1).max(200, 'request_id is at most 200 characters');
 
 const blank = (v: unknown) => v === null || v === undefined || v === '';
 
@@ -60,7 +51,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
 
 /** Turns the endpoint's data slots and the join's event_data into a ChatInput, or throws ChatInputError. */
 export function normalizeChatInput(data: readonly unknown[], eventData: unknown): ChatInput {
-  const [message, conversationSlot, actionSlot, textSlot, filesSlot] = data;
+  const [message, conversationSlot, actionSlot, textSlot, filesSlot, requestSlot] = data;
   const extra = Array.isArray(eventData) ? eventData : [];
 
   let text = '';
@@ -85,5 +76,6 @@ export function normalizeChatInput(data: readonly unknown[], eventData: unknown)
     files,
     conversationId: conversationId === null ? null : parse(IdSchema, conversationId, 'conversation_id'),
     action: action === null ? null : parse(ActionSchema, action, 'action'),
+    requestId: blank(requestSlot) ? null : parse(RequestIdSchema, requestSlot, 'request_id'),
   };
 }

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 
 const RunId = z.uuid();
-const FileRefSchema = z.looseObject({ path: z.string().min(1), orig_name: z.string().optional(), size: z.number().optional(), mime_type: z.string().optional(), url: z.string().optional() });
+const FileRefSchema = z.strictObject({ path: z.string().min(1), orig_name: z.string().optional(), size: z.number().optional(), mime_type: z.string().optional(), url: z.string().optional() });
 
 /** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
 export const PAYLOADS = {

@@ -38,6 +38,8 @@ export function registerRunRoutes(app: FastifyInstance, ctx: GradioContext): voi
         identity: identityOf(request),
         headers: request.headers,
         signal: controller.signal,
+        // A synchronous /run call has no /cancel: nothing but its connection stops it.
+        cancelSignal: new AbortController().signal,
         sessionHash: envelope.sessionHash || randomUUID(),
         eventId: randomUUID().replaceAll('-', ''),
       });

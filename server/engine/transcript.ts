@@ -2,15 +2,16 @@
  * Writes the conversation as it happens: the user message, tool cards, approval cards and the
  * answer, in the shapes the UI renders (CONTRACTS.md §4). Answer text is kept in memory and
  * written at segment ends (a tool call, a pause, the end, a cancel) and every few seconds, not
- * per token.
+ * per token. Writes that a ledger event describes take that event's transaction (`tx`), so the
+ * history and the ledger never disagree.
  * @module
  */
 import { appendMessage, findMessageByMetadata, updateMessage } from '../db/messages.ts';
 import type { AgentEvent } from '../agent/index.ts';
 import type { Queryable } from '../db/index.ts';
 import type { ErrorCode } from '../errors.ts';
-import type { OpenedApproval } from './approvals.ts';
-import type { FileRef } from './input.ts';
+import type { OpenedApproval } from '../chat/approvals.ts';
+import type { FileRef } from './types.ts';
 
 const FLUSH_EVERY_MS = 2_000;
 
@@ -25,8 +26,8 @@ export class Transcript {
     this.#conversationId = conversationId;
   }
 
-  async user(text: string, files: FileRef[]): Promise<void> {
-    await appendMessage(this.#db, {
+  async user(text: string, files: FileRef[], tx: Queryable = this.#db): Promise<void> {
+    await appendMessage(tx, {
       conversationId: this.#conversationId,
       role: 'user',
       content: text,
@@ -58,9 +59,9 @@ export class Transcript {
     if (Date.now() - this.#answer.flushedAt > FLUSH_EVERY_MS) await this.#flushAnswer();
   }
 
-  async toolStart(tool: string, input: unknown, toolCallId: string): Promise<void> {
-    await this.endAnswer();
-    const row = await appendMessage(this.#db, {
+  async toolStart(tool: string, input: unknown, toolCallId: string, tx: Queryable = this.#db): Promise<void> {
+    await this.endAnswer({}, tx);
+    const row = await appendMessage(tx, {
       conversationId: this.#conversationId,
       role: 'assistant',
       content: '',
@@ -69,17 +70,17 @@ export class Transcript {
     this.#toolMessageIds.set(toolCallId, row.id);
   }
 
-  async toolEnd(toolCallId: string, result: { output: unknown; durationMs: number } | { error: string; code?: ErrorCode }): Promise<void> {
-    const id = this.#toolMessageIds.get(toolCallId) ?? (await this.#findCard('tool_call_id', toolCallId));
+  async toolEnd(toolCallId: string, result: { output: unknown; durationMs: number } | { error: string; code?: ErrorCode }, tx: Queryable = this.#db): Promise<void> {
+    const id = this.#toolMessageIds.get(toolCallId) ?? (await this.#findCard('tool_call_id', toolCallId, tx));
     const patch = 'error' in result
       ? { status: 'error', error: result.error, ...(result.code ? { code: result.code } : {}) }
       : { status: 'done', output: result.output, duration_ms: result.durationMs };
-    if (id) await updateMessage(this.#db, { id, metadataPatch: patch });
+    if (id) await updateMessage(tx, { id, metadataPatch: patch });
   }
 
-  async approvalRequested(card: OpenedApproval): Promise<void> {
-    await this.endAnswer();
-    await appendMessage(this.#db, {
+  async approvalRequested(card: OpenedApproval, tx: Queryable = this.#db): Promise<void> {
+    await this.endAnswer({}, tx);
+    await appendMessage(tx, {
       conversationId: this.#conversationId,
       role: 'assistant',
       content: '',
@@ -96,31 +97,36 @@ export class Transcript {
     });
   }
 
-  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired'): Promise<void> {
-    const id = await this.#findCard('approval_id', approvalId);
-    if (id) await updateMessage(this.#db, { id, metadataPatch: { status } });
+  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', tx: Queryable = this.#db): Promise<void> {
+    const id = await this.#findCard('approval_id', approvalId, tx);
+    if (id) await updateMessage(tx, { id, metadataPatch: { status } });
   }
 
   /** A card written by an earlier run (a resumed turn's tool, a paused turn's approval). */
-  async #findCard(key: string, value: string): Promise<string | undefined> {
-    return (await findMessageByMetadata(this.#db, { conversationId: this.#conversationId, key, value }))?.id;
+  async #findCard(key: string, value: string, tx: Queryable): Promise<string | undefined> {
+    return (await findMessageByMetadata(tx, { conversationId: this.#conversationId, key, value }))?.id;
   }
 
   /** Writes the current answer segment and starts a new one at the next token. */
-  async endAnswer(extra: Record<string, unknown> = {}): Promise<void> {
+  async endAnswer(extra: Record<string, unknown> = {}, tx: Queryable = this.#db): Promise<void> {
     if (!this.#answer) {
       if (Object.keys(extra).length) {
-        await appendMessage(this.#db, { conversationId: this.#conversationId, role: 'assistant', content: '', metadata: { type: 'answer', ...extra } });
+        await appendMessage(tx, { conversationId: this.#conversationId, role: 'assistant', content: '', metadata: { type: 'answer', ...extra } });
       }
       return;
     }
-    await this.#flushAnswer(extra);
+    await this.#flushAnswer(extra, tx);
     this.#answer = null;
   }
 
-  async #flushAnswer(extra: Record<string, unknown> = {}): Promise<void> {
+  /** The answer text of the current segment (not yet ended). */
+  get answerText(): string {
+    return this.#answer?.text ?? '';
+  }
+
+  async #flushAnswer(extra: Record<string, unknown> = {}, tx: Queryable = this.#db): Promise<void> {
     const answer = this.#answer!;
-    await updateMessage(this.#db, { id: answer.id, content: answer.text, ...(Object.keys(extra).length ? { metadataPatch: extra } : {}) });
+    await updateMessage(tx, { id: answer.id, content: answer.text, ...(Object.keys(extra).length ? { metadataPatch: extra } : {}) });
     answer.flushedAt = Date.now();
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * A push-to-pull bridge: callbacks push events, a consumer iterates them. Returning from the
+ * iteration (a consumer that goes away) runs `onReturn`, e.g. to unsubscribe; the producer is
+ * not affected.
+ * @module
+ */
+export class EventQueue<T> implements AsyncIterableIterator<T> {
+  readonly #items: T[] = [];
+  #wake: (() => void) | null = null;
+  #ended = false;
+  onReturn: () => void = () => {};
+
+  push(item: T): void {
+    if (this.#ended) return;
+    this.#items.push(item);
+    this.#wake?.();
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#wake?.();
+  }
+
+  async next(): Promise<IteratorResult<T>> {
+    for (;;) {
+      if (this.#items.length) return { value: this.#items.shift()!, done: false };
+      if (this.#ended) {
+        this.onReturn();
+        return { value: undefined, done: true };
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = null;
+    }
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.#ended = true;
+    this.#items.length = 0;
+    this.onReturn();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * One turn of a conversation, transport-free: resolve what is pending, take the user's message,
+ * run (or resume) the agent, and yield numbered events as they commit, with answer tokens as
+ * live-only partials in between. The last event is always run.finished.
+ *
+ *   approvals resolved? -> approval.resolved…      (same transaction as the atomic transition)
+ *   new message?        -> user.message            (same transaction as the history row)
+ *   agent tokens        -> partial… (never written per token)
+ *   tool call / result  -> [assistant.message] tool.call / tool.result
+ *   pause               -> [assistant.message] approval.requested… run.finished(paused)
+ *   end / error / stop  -> [assistant.message] run.finished(done | failed | cancelled)
+ * @module
+ */
+import type { AgentEvent, AgentRuntime, ApprovalDecision } from '../agent/index.ts';
+import { openApprovals, resolvePendingApprovals } from '../chat/approvals.ts';
+import type { ConversationLease } from '../chat/lease.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
+import { finishRun } from '../db/runs.ts';
+import { AirlockError, isAirlockError } from '../errors.ts';
+import { answerDraft, approvalRequestedDraft, approvalResolvedDraft, runFinishedDraft, toolCallDraft, toolResultDraft, type RunSummary } from './drafts.ts';
+import type { EventDraft, LedgerEvent, LiveEvent } from './events.ts';
+import type { Ledger } from './ledger.ts';
+import { Transcript } from './transcript.ts';
+import type { TurnInput, TurnUser } from './types.ts';
+
+export interface TurnDeps {
+  pool: Pool;
+  ledger: Ledger;
+  agent: AgentRuntime;
+  approvalTimeoutS: number;
+  now: () => Date;
+  log: { error(obj: object, msg?: string): void };
+}
+
+export interface TurnContext {
+  runId: string;
+  conversationId: string;
+  user: TurnUser;
+  input: TurnInput & { requestId: string };
+  /** The run's cancel signal (Stop or shutdown; never a disconnect). */
+  signal: AbortSignal;
+  lease: ConversationLease;
+}
+
+/** Why a run was aborted: Stop by a user, or the process shutting down. */
+export class RunAbort extends Error {
+  override readonly name = 'RunAbort';
+  constructor(readonly reason: 'cancelled' | 'shutdown') {
+    super(reason === 'shutdown' ? 'The server is shutting down.' : 'Stopped by the user.');
+  }
+}
+
+export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator<LiveEvent> {
+  const { runId, conversationId, input } = ctx;
+  const transcript = new Transcript(deps.pool, conversationId);
+  const startedAt = Date.now();
+  let turns = 0;
+  let inToolRound = false;
+  let settled = false;
+  const commit = (drafts: (tx: Queryable) => Promise<EventDraft[]>): Promise<LedgerEvent[]> =>
+    withTransaction(deps.pool, async (tx) => deps.ledger.append(conversationId, await drafts(tx), { tx }));
+  /**
+   * Settles the run row and the conversation lease (released, or handed to the approval) in the
+   * transaction of run.finished: whoever sees the end may send the next message at once.
+   */
+  const settle = async (tx: Queryable, summary: Omit<RunSummary, 'startedAt' | 'turns'>, approvalExpiresAt?: Date): Promise<EventDraft[]> => {
+    if (!(await finishRun(tx, { id: runId, status: summary.status }))) throw new AirlockError('CONFLICT', 'The run was settled elsewhere.');
+    if (approvalExpiresAt) await ctx.lease.handOverToApproval(approvalExpiresAt, tx);
+    else await ctx.lease.release(tx);
+    settled = true;
+    return [runFinishedDraft(runId, { ...summary, startedAt, turns })];
+  };
+
+  try {
+    let decisions: Record<string, ApprovalDecision> = {};
+    yield* await commit(async (tx) => {
+      const resolved = await resolvePendingApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, now: deps.now });
+      for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
+      decisions = Object.fromEntries(resolved.map((r) => [r.interruptId, r.decision]));
+      return resolved.map((r) => approvalResolvedDraft(runId, r));
+    });
+
+    const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal };
+    let events: AsyncIterable<AgentEvent>;
+    if (input.action) {
+      if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
+      events = deps.agent.resume({ ...runContext, decisions });
+    } else {
+      yield* await commit(async (tx) => {
+        await transcript.user(input.text, input.files, tx);
+        return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files: input.files } }];
+      });
+      // The agent answers the superseded tool calls itself before it takes the new message.
+      events = deps.agent.run({ ...runContext, text: withFileNotes(input) });
+    }
+
+    for await (const event of events) {
+      switch (event.type) {
+        case 'token':
+          inToolRound = false;
+          await transcript.token(event.token);
+          yield { kind: 'partial', payload: { run_id: runId, token: event.token } };
+          break;
+        case 'tool_start':
+          if (!inToolRound) turns++;
+          inToolRound = true;
+          yield* await commit(async (tx) => {
+            const drafts = [...answerDraft(runId, transcript.answerText), toolCallDraft(runId, event)];
+            await transcript.toolStart(event.tool, event.input, event.toolCallId, tx);
+            return drafts;
+          });
+          break;
+        case 'tool_end':
+        case 'tool_error':
+          yield* await commit(async (tx) => {
+            const result = event.type === 'tool_end' ? { output: event.output, durationMs: event.durationMs } : { error: event.error, code: event.code };
+            await transcript.toolEnd(event.toolCallId, result, tx);
+            return [toolResultDraft(runId, event)];
+          });
+          break;
+        case 'approval_required': {
+          if (!inToolRound) turns++;
+          yield* await commit(async (tx) => {
+            const drafts = answerDraft(runId, transcript.answerText);
+            const opened = await openApprovals(tx, { conversationId, userId: ctx.user.userId, pending: event.approvals, timeoutS: deps.approvalTimeoutS, now: deps.now });
+            for (const approval of opened) await transcript.approvalRequested(approval, tx);
+            const paused = await settle(tx, { status: 'paused', stopReason: 'approval_required' }, opened[0]?.expiresAt);
+            return [...drafts, ...opened.map((a) => approvalRequestedDraft(runId, a)), ...paused];
+          });
+          return;
+        }
+      }
+    }
+    turns++;
+    yield* await commit(async (tx) => {
+      const drafts = answerDraft(runId, transcript.answerText);
+      await transcript.endAnswer({}, tx);
+      return [...drafts, ...(await settle(tx, { status: 'done', stopReason: 'end_turn' }))];
+    });
+  } catch (error) {
+    yield* await finishAfterError(error).catch((e) => {
+      deps.log.error({ err: e, runId }, 'could not record the end of a run');
+      return [];
+    });
+  } finally {
+    if (!settled) await ctx.lease.release().catch(() => {});
+  }
+
+  async function finishAfterError(error: unknown): Promise<LedgerEvent[]> {
+    const text = transcript.answerText;
+    if (ctx.signal.aborted) {
+      const reason = ctx.signal.reason instanceof RunAbort ? ctx.signal.reason.reason : 'cancelled';
+      return commit(async (tx) => {
+        await transcript.endAnswer({ cancelled: true }, tx);
+        return [...answerDraft(runId, text, { cancelled: true }), ...(await settle(tx, { status: 'cancelled', stopReason: reason }))];
+      });
+    }
+    const failure = isAirlockError(error) ? error : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${runId}).`, { cause: error });
+    if (failure.code === 'INTERNAL') deps.log.error({ err: error, runId }, 'turn failed');
+    const mark = { code: failure.code, detail: failure.message };
+    return commit(async (tx) => {
+      await transcript.endAnswer({ error: mark }, tx);
+      return [...answerDraft(runId, text, { error: mark }), ...(await settle(tx, { status: 'failed', stopReason: 'error', error: mark }))];
+    });
+  }
+}
+
+/** The model sees attachments as a short note; the files themselves stay where they were uploaded. */
+function withFileNotes(input: TurnInput): string {
+  if (input.files.length === 0) return input.text;
+  const names = input.files.map((f) => f.orig_name ?? f.path.split('/').pop()).join(', ');
+  return `${input.text}\n\n[Attached files: ${names}]`.trim();
+}

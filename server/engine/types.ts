@@ -1,0 +1,40 @@
+/**
+ * The engine's inputs: a normalized turn (whatever transport it came over), the user it runs
+ * for, and the storage that says whether an attached file is one of ours.
+ * @module
+ */
+
+export type TurnAction = 'confirm' | 'deny';
+
+export interface FileRef {
+  path: string;
+  orig_name?: string;
+  size?: number;
+  mime_type?: string;
+  url?: string;
+}
+
+/** One submit, normalized by its transport adapter (Gradio /chat today). */
+export interface TurnInput {
+  text: string;
+  files: FileRef[];
+  conversationId: string | null;
+  action: TurnAction | null;
+  /** The client's idempotency key; the engine generates one when absent. */
+  requestId: string | null;
+}
+
+export interface TurnUser {
+  userId: string;
+  /** The user's token, forwarded to the backend API by the agent's tools. */
+  token: string;
+}
+
+/**
+ * Where uploaded files live. Transports store uploads their own way (Gradio: content-addressed
+ * under its data dir); the engine only asks whether a reference is one it may use.
+ */
+export interface FileStorage {
+  /** The absolute path of a stored upload, or null when `path` is not one of ours. */
+  resolve(path: string): string | null;
+}
