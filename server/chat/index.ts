@@ -11,6 +11,7 @@ import { createUserTokenVerifier } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
+import { eventRoutes } from '../events/index.ts';
 import { gradioPlugin, resolveStoredPath } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { createChatHandler } from './chat-handler.ts';
@@ -50,6 +51,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   }));
 
   const uploadDir = join(config.dataDir, 'uploads');
+  const verifyUser = createUserTokenVerifier({ pool, config });
   const ledger = new PgLedger(pool);
   const engine = createEngine({
     pool,
@@ -71,10 +73,18 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await engine.shutdown();
     await ledger.close();
   });
+  await app.register(eventRoutes, {
+    pool,
+    ledger,
+    engine,
+    verifyUser: verifyUser,
+    heartbeatMs: config.events.heartbeatMs,
+    drainRetryAfterMs: config.events.drainRetryAfterMs,
+  });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
     endpoints: [chatEndpoint(createChatHandler({ engine }))],
-    authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
+    authenticate: createChatAuthenticator(verifyUser),
     dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,
     bodyLimit: config.bodyMaxBytes,

@@ -10,6 +10,11 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   #ended = false;
   onReturn: () => void = () => {};
 
+  /** Items waiting to be read. */
+  get pending(): number {
+    return this.#items.length;
+  }
+
   push(item: T): void {
     if (this.#ended) return;
     this.#items.push(item);
