@@ -48,6 +48,7 @@ export function refusalOf(tool: string, decision: ApprovalDecision): { code: str
   if (decision && typeof decision === 'object' && decision.approved === true) return null;
   const reason = (decision as { reason?: string } | undefined)?.reason;
   if (reason === 'expired') return { code: 'APPROVAL_EXPIRED', message: `Not done: the approval for ${tool} expired before it was confirmed.` };
+  if (reason === 'mismatch') return { code: 'DENIED', message: `Not done: ${tool} was not the action the user approved.` };
   if (reason === 'superseded') return { code: 'SUPERSEDED', message: `Not done: the request to run ${tool} was replaced by a newer message.` };
   return { code: 'DENIED', message: `Not done: the user denied ${tool}.` };
 }
