@@ -74,7 +74,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const recovery = new AbortController();
   app.addHook('preClose', async () => recovery.abort());
   app.addHook('onListen', async () => {
-    resumeOwedApprovals({ pool, agent, handleChat: handler, issuer: config.jwt.issuer, log: app.log, signal: recovery.signal }).catch((error) =>
+    resumeOwedApprovals({
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+    }).catch((error) =>
       app.log.error({ err: error }, 'resuming decided approvals failed'),
     );
   });

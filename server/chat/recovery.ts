@@ -22,23 +22,30 @@ const RECOVERY_TOKEN_TTL_S = 300;
 export interface RecoveryDeps {
   pool: Pool;
   agent: AgentRuntime;
-  handleChat: (request: EndpointRequest<ChatIdentity>) => AsyncIterable<unknown>;
+  handleChat: (request: EndpointRequest<ChatIdentity>) => AsyncIterable<Array<{ metadata: { type: string; code?: string } }>>;
   issuer: string;
+  /** The lease lifetime: a lease held by the dead process frees itself within it. */
+  leaseTtlS: number;
   log: FastifyBaseLogger;
   signal: AbortSignal;
 }
 
 /** Resumes every thread owed a resume; returns how many turns it ran. */
 export async function resumeOwedApprovals(deps: RecoveryDeps): Promise<number> {
-  let resumed = 0;
-  for (const owed of await threadsOwedResume(deps.pool)) {
-    if (deps.signal.aborted) break;
+  const results = await Promise.all((await threadsOwedResume(deps.pool)).map((owed) => resumeThread(deps, owed)));
+  return results.filter(Boolean).length;
+}
+
+async function resumeThread(deps: RecoveryDeps, owed: { threadId: string; conversationId: string; userId: string }): Promise<boolean> {
+  // The dead process may still hold the conversation's lease: retry until it expires (at most a TTL).
+  const deadline = Date.now() + (deps.leaseTtlS + 1) * 1000;
+  while (!deps.signal.aborted) {
     // Only a fully decided batch: a confirm turn would otherwise decide a still-pending approval.
-    if (!(await owedResume(deps.pool, deps.agent, owed.threadId, () => new Date()))) continue;
+    if (!(await owedResume(deps.pool, deps.agent, owed.threadId, () => new Date()))) return false;
     const user = await getUserById(deps.pool, owed.userId);
     if (!user) {
       deps.log.warn({ conversationId: owed.conversationId }, 'a decided approval cannot be resumed: its user no longer exists');
-      continue;
+      return false;
     }
     const { token } = await signUserToken(keyStoreFor(deps.pool), { issuer: deps.issuer, ttlS: RECOVERY_TOKEN_TTL_S, user });
     const eventId = `recovery-${randomUUID()}`;
@@ -51,11 +58,22 @@ export async function resumeOwedApprovals(deps: RecoveryDeps): Promise<number> {
       sessionHash: 'recovery',
       eventId,
     };
-    for await (const _ of deps.handleChat(request)) {
-      // The turn records itself in the transcript; nobody is listening to this stream.
+    let last: { type: string; code?: string } | undefined;
+    // The turn records itself in the transcript; nobody listens to this stream.
+    for await (const [message] of deps.handleChat(request)) last = message.metadata;
+    if (last?.type === 'error' && last.code === 'CONVERSATION_BUSY' && Date.now() < deadline) {
+      await abortableDelay((deps.leaseTtlS * 1000) / 4, deps.signal);
+      continue;
     }
-    deps.log.info({ conversationId: owed.conversationId, eventId }, 'resumed a decided approval left by a previous process');
-    resumed++;
+    deps.log.info({ conversationId: owed.conversationId, eventId, outcome: last?.type }, 'resumed a decided approval left by a previous process');
+    return true;
   }
-  return resumed;
+  return false;
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
