@@ -104,25 +104,3 @@ export function resumeDecisions(
   }
   return decisions;
 }
-
-const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
-
-/** The question a confirmation card asks, naming the action and its arguments. */
-export function approvalPrompt(tool: string, args: Record<string, unknown>): string {
-  const service = str(args.service) ?? 'the service';
-  switch (tool) {
-    case 'deploy_service':
-      return `Deploy ${service} version ${str(args.version) ?? '?'} to ${str(args.environment) ?? '?'}?`;
-    case 'start_maintenance': {
-      const minutes = str(args.duration_minutes);
-      const reason = str(args.reason);
-      return `Start maintenance on ${service}${minutes ? ` for ${minutes} minutes` : ''}${reason ? ` (reason: ${reason})` : ''}?`;
-    }
-    case 'end_maintenance':
-      return `End the active maintenance on ${service}?`;
-    default: {
-      const shown = Object.entries(args).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
-      return `Run ${tool}${shown.length ? ` with ${shown.join(', ')}` : ''}?`;
-    }
-  }
-}

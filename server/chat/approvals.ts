@@ -8,7 +8,8 @@ import type { AgentRuntime, ApprovalDecision, PendingApproval } from '../agent/i
 import { createApproval, listDecidedNotResumed, listPendingApprovals, markResumed, resolveApproval } from '../db/approvals.ts';
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
-import { actionHash, approvalPrompt, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ResolvedResult } from './approval-policy.ts';
+import { approvalPrompt } from '../operations/index.ts';
+import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ResolvedResult } from './approval-policy.ts';
 import type { ChatAction } from './input.ts';
 
 export interface ResolvedApproval {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   actionHash,
-  approvalPrompt,
   decisionOf,
   hashArgs,
   resolvePendingApproval,
@@ -34,17 +33,6 @@ describe('hashArgs', () => {
   });
   it('differs when a value differs', () => {
     expect(hashArgs({ version: '2.4.1' })).not.toBe(hashArgs({ version: '2.4.2' }));
-  });
-});
-
-describe('approvalPrompt', () => {
-  it.each([
-    ['deploy_service', { service: 'checkout-api', version: '2.4.1', environment: 'staging' }, 'Deploy checkout-api version 2.4.1 to staging?'],
-    ['start_maintenance', { service: 'db-primary', duration_minutes: 30, reason: 'disk upgrade' }, 'Start maintenance on db-primary for 30 minutes (reason: disk upgrade)?'],
-    ['end_maintenance', { service: 'db-primary' }, 'End the active maintenance on db-primary?'],
-    ['restart_pod', { name: 'web-1', force: true }, 'Run restart_pod with name=web-1, force=true?'],
-  ])('%s', (tool, args, prompt) => {
-    expect(approvalPrompt(tool, args)).toBe(prompt);
   });
 });
 
