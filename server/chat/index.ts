@@ -17,6 +17,7 @@ import { chatEndpoint } from './chat-endpoint.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
 import { createChatAuthenticator } from './identity.ts';
+import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
 export interface GatewayOptions {
@@ -63,16 +64,17 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     leaseTtlS: config.leaseTtlS,
     log: app.log,
   });
-  const recovery = engine.startRecovery();
-  await recovery.ready;
+  const runRecovery = engine.startRecovery();
+  await runRecovery.ready;
   app.addHook('preClose', async () => {
-    recovery.stop();
+    runRecovery.stop();
   });
   app.addHook('onClose', async () => {
     // After the Gradio drain: whatever still runs is stopped and commits its end.
     await engine.shutdown();
     await ledger.close();
   });
+  const handler = createChatHandler({ engine });
   await app.register(eventRoutes, {
     pool,
     ledger,
@@ -83,7 +85,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
-    endpoints: [chatEndpoint(createChatHandler({ engine }))],
+    endpoints: [chatEndpoint(handler)],
     authenticate: createChatAuthenticator(verifyUser),
     dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,
@@ -91,5 +93,16 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     publicUrl: config.publicUrl,
     title: 'Airlock',
     drainMs: config.shutdownGraceMs,
+  });
+
+  // After listen: a recovered resume calls the tools through the api, which may be this process.
+  const recovery = new AbortController();
+  app.addHook('preClose', async () => recovery.abort());
+  app.addHook('onListen', async () => {
+    resumeOwedApprovals({
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+    }).catch((error) =>
+      app.log.error({ err: error }, 'resuming decided approvals failed'),
+    );
   });
 };

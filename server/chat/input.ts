@@ -1,10 +1,11 @@
 /**
  * Normalises the /chat call shapes into one input. The data slots follow the endpoint's
- * parameters (message, conversation_id, action, text, files, request_id); the ADR's three-argument shape puts
+ * parameters (message, conversation_id, action, text, files, request_id, approval_id); the ADR's three-argument shape puts
  * the conversation id and action in `event_data` instead, so those are the fallback.
  * @module
  */
 import { z } from 'zod';
+
 import type { FileRef, TurnAction, TurnInput } from '../engine/index.ts';
 
 export type ChatAction = TurnAction;
@@ -34,8 +35,9 @@ const FileSchema = z
 const FilesSchema = z.array(FileSchema).max(10, 'at most 10 files per message');
 const MessageObjectSchema = z.looseObject({ text: z.string('message.text must be a string').nullish(), files: z.unknown().optional() });
 const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID)');
+const RequestIdSchema = z.string('request_id must be a string').trim().min(1).max(200, 'request_id must be at most 200 characters');
+const ApprovalIdSchema = z.uuid('approval_id must be an approval id (a UUID)');
 const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
-const RequestIdSchema = z.string('request_id must be a string').trim().min(1).max(200, 'request_id is at most 200 characters');
 
 const blank = (v: unknown) => v === null || v === undefined || v === '';
 
@@ -51,7 +53,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
 
 /** Turns the endpoint's data slots and the join's event_data into a ChatInput, or throws ChatInputError. */
 export function normalizeChatInput(data: readonly unknown[], eventData: unknown): ChatInput {
-  const [message, conversationSlot, actionSlot, textSlot, filesSlot, requestSlot] = data;
+  const [message, conversationSlot, actionSlot, textSlot, filesSlot, requestSlot, approvalSlot] = data;
   const extra = Array.isArray(eventData) ? eventData : [];
 
   let text = '';
@@ -77,5 +79,6 @@ export function normalizeChatInput(data: readonly unknown[], eventData: unknown)
     conversationId: conversationId === null ? null : parse(IdSchema, conversationId, 'conversation_id'),
     action: action === null ? null : parse(ActionSchema, action, 'action'),
     requestId: blank(requestSlot) ? null : parse(RequestIdSchema, requestSlot, 'request_id'),
+    approvalId: blank(approvalSlot) ? null : parse(ApprovalIdSchema, approvalSlot, 'approval_id'),
   };
 }

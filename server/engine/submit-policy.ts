@@ -16,7 +16,7 @@ export function checkTurnInput(input: TurnInput, files: FileStorage): void {
 
 /** What makes two submits "the same request": key order and the request id itself do not matter. */
 export function requestHash(input: TurnInput): string {
-  return hashJson({ text: input.text, files: input.files.map((f) => f.path), conversation_id: input.conversationId, action: input.action });
+  return hashJson({ text: input.text, files: input.files.map((f) => f.path), conversation_id: input.conversationId, action: input.action, approval_id: input.approvalId });
 }
 
 /** Same request_id: the same payload replays that run; another payload is a CONFLICT. */

@@ -3,23 +3,27 @@
  * run (or resume) the agent, and yield numbered events as they commit, with answer tokens as
  * live-only partials in between. The last event is always run.finished.
  *
- *   approvals resolved? -> approval.resolved…      (same transaction as the atomic transition)
+ *   approvals decided?  -> approval.resolved…      (same transaction as the atomic transition)
+ *   a confirm leaving others pending -> run.finished(paused)
  *   new message?        -> user.message            (same transaction as the history row)
+ *   owed resume (chat/approvals.ts) -> the confirmed action runs first, then the message
  *   agent tokens        -> partial… (never written per token)
  *   tool call / result  -> [assistant.message] tool.call / tool.result
  *   pause               -> [assistant.message] approval.requested… run.finished(paused)
  *   end / error / stop  -> [assistant.message] run.finished(done | failed | cancelled)
  * @module
  */
-import type { AgentEvent, AgentRuntime, ApprovalDecision } from '../agent/index.ts';
-import { openApprovals, resolvePendingApprovals } from '../chat/approvals.ts';
+import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
+import { decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
 import type { ConversationLease } from '../chat/lease.ts';
+import { markResumed } from '../db/approvals.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { answerDraft, approvalRequestedDraft, approvalResolvedDraft, runFinishedDraft, toolCallDraft, toolResultDraft, type RunSummary } from './drafts.ts';
 import type { EventDraft, LedgerEvent, LiveEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
+import { concatUnlessPaused, resumeOwed, stillPending } from './resume.ts';
 import { Transcript } from './transcript.ts';
 import type { TurnInput, TurnUser } from './types.ts';
 
@@ -72,26 +76,38 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
   };
 
   try {
-    let decisions: Record<string, ApprovalDecision> = {};
+    let resolved: ResolvedApproval[] = [];
     yield* await commit(async (tx) => {
-      const resolved = await resolvePendingApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, now: deps.now });
+      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
-      decisions = Object.fromEntries(resolved.map((r) => [r.interruptId, r.decision]));
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });
+    const owed = await owedResume(deps.pool, deps.agent, conversationId, deps.now);
 
     const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal };
     let events: AsyncIterable<AgentEvent>;
     if (input.action) {
-      if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
-      events = deps.agent.resume({ ...runContext, decisions });
+      if (!owed && resolved.length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
+      if (!owed) {
+        // Other approvals of the batch still wait for their own decision: the run stays paused.
+        const waiting = await stillPending(deps.pool, conversationId);
+        yield* await commit((tx) => settle(tx, { status: 'paused', stopReason: 'approval_required' }, waiting ?? undefined));
+        return;
+      }
+      events = resumeOwed(deps, owed, runContext);
     } else {
       yield* await commit(async (tx) => {
         await transcript.user(input.text, input.files, tx);
         return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files: input.files } }];
       });
-      // The agent answers the superseded tool calls itself before it takes the new message.
-      events = deps.agent.run({ ...runContext, text: withFileNotes(input) });
+      const run = () => deps.agent.run({ ...runContext, text: withFileNotes(input) });
+      // A confirmed action is done before the new message, never dropped; otherwise the agent
+      // answers the superseded tool calls itself before it takes the new message.
+      if (owed?.runsSomething) events = concatUnlessPaused(resumeOwed(deps, owed, runContext), run);
+      else {
+        if (owed) await markResumed(deps.pool, owed.approvalIds, deps.now());
+        events = run();
+      }
     }
 
     for await (const event of events) {

@@ -22,6 +22,8 @@ export interface TurnInput {
   action: TurnAction | null;
   /** The client's idempotency key; the engine generates one when absent. */
   requestId: string | null;
+  /** Which pending approval a confirm or deny decides; null: the only one pending. */
+  approvalId: string | null;
 }
 
 export interface TurnUser {

@@ -1,18 +1,17 @@
 /**
- * The real process: `server/main.ts` spawned with a test environment, resolved once it prints
- * its URL.
+ * `server/main.ts` as a real child process (a kill -9 must kill the real thing): started with an
+ * environment, resolved once it prints its ready line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 
-export interface Started {
+export interface MainProcess {
   child: ChildProcess;
   url: string;
   output: () => string;
   exited: Promise<number | null>;
 }
 
-/** Spawns `server/main.ts` (PORT 0, silent logs, demo users); `env` must give DATA_DIR. */
-export function startMainProcess(args: string[], env: Record<string, string>): Promise<Started> {
+export function startMain(args: string[], env: Record<string, string>): Promise<MainProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DEMO_PASSWORD: 'demo-password-1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

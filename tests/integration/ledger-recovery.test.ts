@@ -14,7 +14,7 @@ import { insertRun } from '../../server/db/runs.ts';
 import { PgLedger, recoverOrphanedRuns } from '../../server/engine/index.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startMainProcess } from '../helpers/main-process.ts';
+import { startMain } from '../helpers/main-process.ts';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -33,7 +33,7 @@ const env = () => ({ DATABASE_URL: db.url, DATA_DIR: dataDir, LEASE_TTL_S: '2', 
 
 describe('orphaned runs', () => {
   it('1. kill -9 of the server mid-answer -> after a restart the run is finished failed / process_exit', async () => {
-    const first = await startMainProcess([], env());
+    const first = await startMain([], env());
     const token = await login(first.url, 'admin');
     const client = await connectChat(first.url, token);
     let conversationId = '';
@@ -51,7 +51,7 @@ describe('orphaned runs', () => {
     expect(orphan).toEqual([{ id: expect.any(String), status: 'running' }]);
 
     // 2. A new process (same database) notices the lapsed lease and settles the run.
-    const second = await startMainProcess([], env());
+    const second = await startMain([], env());
     try {
       const fresh = await login(second.url, 'admin');
       const read = async () => (await (await fetch(`${second.url}/api/agent/conversations/${conversationId}/events`, { headers: { authorization: `Bearer ${fresh}` } })).json()).events;

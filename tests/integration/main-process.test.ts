@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startMainProcess } from '../helpers/main-process.ts';
+import { startMain as startProcess } from '../helpers/main-process.ts';
 
 let db: TestDatabase;
 let dataDir: string;
-const startMain = (args: string[], env: Record<string, string>) => startMainProcess(args, { DATA_DIR: dataDir, ...env });
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -24,6 +23,8 @@ afterAll(async () => {
   await db?.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+const startMain = (args: string[], env: Record<string, string>) => startProcess(args, { DATA_DIR: dataDir, ...env });
 
 describe('server/main.ts', () => {
   it('rejects an unknown role and a split start without a service secret, with a clear message', async () => {

@@ -5,7 +5,7 @@ import { checkTurnInput, replayDecision, requestHash } from '../../../../server/
 import type { TurnInput } from '../../../../server/engine/types.ts';
 
 const ev = (kind: string, payload: Record<string, unknown> = {}) => ({ kind, payload }) as unknown as LedgerEvent;
-const input = (over: Partial<TurnInput> = {}): TurnInput => ({ text: 'hi', files: [], conversationId: null, action: null, requestId: null, ...over });
+const input = (over: Partial<TurnInput> = {}): TurnInput => ({ text: 'hi', files: [], conversationId: null, action: null, requestId: null, approvalId: null, ...over });
 const storage = { resolve: (p: string) => (p.startsWith('/ours/') ? p : null) };
 
 describe('submit policy', () => {
