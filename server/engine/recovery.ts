@@ -2,7 +2,8 @@
  * Finishing runs whose owner died: a running run whose lease lapsed gets run.finished
  * failed / process_exit (and an error answer in history), so no conversation shows a spinner
  * forever. A run whose ledger ends in an approved approval.resolved with no tool.result after it
- * is left to the approval recovery, which resumes it.
+ * is left to the approval recovery (chat/recovery.ts), which resumes it in a new run; once the
+ * conversation has moved on, the orphan is finished quietly (the new run carries the answer).
  * @module
  */
 import { withTransaction, type Pool } from '../db/index.ts';
@@ -35,23 +36,28 @@ export async function recoverOrphanedRuns(pool: Pool, ledger: Ledger): Promise<s
   const finished: string[] = [];
   for (const run of await listOrphanedRuns(pool)) {
     const events = await ledger.readRun(run.conversationId, run.id);
-    if (awaitsApprovedTool(events)) continue;
-    if (await finishOrphan(pool, ledger, run, countTurns(events))) finished.push(run.id);
+    let quiet = false;
+    if (awaitsApprovedTool(events)) {
+      const later = await ledger.read(run.conversationId, { after: events.at(-1)!.seq, limit: 1 });
+      if (later.length === 0) continue; // not resumed yet
+      quiet = true;
+    }
+    if (await finishOrphan(pool, ledger, run, countTurns(events), quiet)) finished.push(run.id);
   }
   return finished;
 }
 
-async function finishOrphan(pool: Pool, ledger: Ledger, run: Run, turns: number): Promise<boolean> {
+async function finishOrphan(pool: Pool, ledger: Ledger, run: Run, turns: number, quiet: boolean): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
     // The conditional UPDATE is the claim: of two recovering processes, one settles the run.
     if (!(await finishRun(tx, { id: run.id, status: 'failed' }))) return false;
     const error = { code: 'INTERNAL', detail: PROCESS_EXIT_DETAIL };
-    await new Transcript(tx, run.conversationId).endAnswer({ error }, tx);
+    if (!quiet) await new Transcript(tx, run.conversationId).endAnswer({ error }, tx);
     await releaseLease(tx, { conversationId: run.conversationId, holder: run.id });
     await ledger.append(
       run.conversationId,
       [
-        { kind: 'assistant.message', payload: { run_id: run.id, text: '', error } },
+        ...(quiet ? [] : [{ kind: 'assistant.message' as const, payload: { run_id: run.id, text: '', error } }]),
         runFinishedDraft(run.id, { status: 'failed', turns, startedAt: run.startedAt.getTime(), stopReason: 'process_exit', error }),
       ],
       { tx },

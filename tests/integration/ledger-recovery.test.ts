@@ -89,10 +89,14 @@ describe('orphaned runs', () => {
     expect(await recoverOrphanedRuns(db.pool, ledger)).not.toContain(runId);
     expect((await db.pool.query('SELECT status FROM runs WHERE id = $1', [runId])).rows[0].status).toBe('running');
 
-    // Once its tool reported, an orphan like it is finished.
-    await ledger.append(conversationId, [{ kind: 'tool.result', payload: { run_id: runId, tool_call_id: 't1', tool: 'deploy_service', status: 'done', output: {} } }]);
+    // Once the approval recovery resumed it in a new run, the orphan is finished quietly (no error answer).
+    const resumedRun = randomUUID();
+    await ledger.append(conversationId, [{ kind: 'tool.result', payload: { run_id: resumedRun, tool_call_id: 't1', tool: 'deploy_service', status: 'done', output: {} } }]);
     expect(await recoverOrphanedRuns(db.pool, ledger)).toContain(runId);
     expect(await recoverOrphanedRuns(db.pool, ledger)).not.toContain(runId); // once
+    const finished = (await ledger.readRun(conversationId, runId)).at(-1)!;
+    expect(finished).toMatchObject({ kind: 'run.finished', payload: { status: 'failed', stop_reason: 'process_exit' } });
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1 AND metadata ? 'error'", [conversationId])).rows[0].n).toBe(0);
     await ledger.close();
   });
 });
