@@ -6,6 +6,7 @@
  * @module
  */
 import type pg from 'pg';
+import { getEventHead } from '../db/event-heads.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { validateDraft, type EventDraft, type LedgerEvent } from './events.ts';
 import { runIdOf, type CommitListener, type Ledger, type LedgerPage } from './ledger.ts';
@@ -59,8 +60,7 @@ export class PgLedger implements Ledger {
   }
 
   async head(conversationId: string): Promise<number> {
-    const { rows } = await this.#pool.query<{ last_seq: string }>('SELECT last_seq FROM conversation_event_heads WHERE conversation_id = $1', [conversationId]);
-    return rows[0] ? Number(rows[0].last_seq) : 0;
+    return getEventHead(this.#pool, conversationId);
   }
 
   subscribe(conversationId: string, listener: CommitListener): () => void {

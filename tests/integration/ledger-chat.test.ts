@@ -180,6 +180,25 @@ describe('reading the ledger', () => {
     expect((await fetch(`${server.url}/api/agent/conversations/${id}/events`)).status).toBe(401);
   });
 
+  it('11. history carries ledger_seq: a reload streams on from it mid-answer, nothing lost, nothing twice', async () => {
+    let reading: Promise<Awaited<ReturnType<typeof readSse>>> | undefined;
+    let historySeq = -1;
+    const turn = await collect(submit(client, LONG, randomUUID()), async (m, i) => {
+      if (i !== 10) return;
+      const id = m.metadata.conversation_id;
+      const history = await (await fetch(`${server.url}/api/assistant/history?conversation_id=${id}`, { headers: auth() })).json();
+      historySeq = history.ledger_seq;
+      expect(history.items[0].role).toBe('user');
+      expect(history.items.at(-1).metadata.type).toBe('answer'); // the answer so far
+      reading = readSse(`${server.url}/api/agent/conversations/${id}/events/stream?after=${historySeq}`, auth(), (f) => f.event === 'run.finished');
+    });
+    const { frames } = await reading!;
+    const all = (await events(turn.final!.metadata.conversation_id)).events;
+    expect(historySeq).toBe(all.find((e: any) => e.kind === 'assistant.message').seq - 1); // all but the answer committed
+    expect(frames.filter((f) => f.id !== undefined).map((f) => Number(f.id))).toEqual(all.filter((e: any) => e.seq > historySeq).map((e: any) => e.seq));
+    expect(frames.filter((f) => f.event === 'partial').map((f) => f.data.token).join('')).toBe(turn.final!.content);
+  });
+
   it('8. capabilities are public and say what the server offers', async () => {
     const res = await fetch(`${server.url}/api/agent/v1/capabilities`);
     expect(res.status).toBe(200);
