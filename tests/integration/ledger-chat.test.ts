@@ -105,6 +105,19 @@ describe('disconnect is not cancel; request_id', () => {
     expect(await runsFor(requestId)).toBe(1);
     expect((await events(first.final!.metadata.conversation_id)).events.filter((e: any) => e.kind === 'user.message')).toHaveLength(1);
   });
+
+  it("4b. attack: another user replaying someone's request_id gets a run of their own, never the other's answer", async () => {
+    const requestId = randomUUID();
+    const mine = await collect(submit(client, "what's the health of payments-api", requestId));
+    const viewer = await connectChat(server.url, await login(server.url, 'viewer'));
+    const theirs = await collect(submit(viewer, "what's the health of payments-api", requestId));
+    viewer.close();
+    expect(theirs.status).toBe('complete');
+    expect(theirs.final!.metadata.conversation_id).not.toBe(mine.final!.metadata.conversation_id);
+    expect(await runsFor(requestId)).toBe(2);
+    const owners = (await db.pool.query('SELECT DISTINCT user_id FROM runs WHERE request_id = $1', [requestId])).rows;
+    expect(owners).toHaveLength(2);
+  });
 });
 
 describe('reading the ledger', () => {
