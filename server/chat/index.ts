@@ -68,6 +68,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   await runRecovery.ready;
   app.addHook('preClose', async () => {
     runRecovery.stop();
+    engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
   });
   app.addHook('onClose', async () => {
     // After the Gradio drain: whatever still runs is stopped and commits its end.

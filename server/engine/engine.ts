@@ -65,6 +65,8 @@ export function createEngine(options: EngineOptions) {
   const now = options.now ?? (() => new Date());
   const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log };
   const runs = new Map<string, LocalRun>();
+  /** Set when the process starts closing: a cancel from then on is the shutdown's. */
+  let closing = false;
   const liveByConversation = new Map<string, RunHub>();
 
   function follow(runId: string, conversationId: string): AsyncIterableIterator<LiveEvent> {
@@ -87,7 +89,7 @@ export function createEngine(options: EngineOptions) {
       conversationId: run.conversationId,
       replayed,
       events: () => follow(run.id, run.conversationId),
-      cancel: () => runs.get(run.id)?.controller.abort(new RunAbort('cancelled')),
+      cancel: () => runs.get(run.id)?.controller.abort(new RunAbort(closing ? 'shutdown' : 'cancelled')),
     };
   }
 
@@ -168,8 +170,14 @@ export function createEngine(options: EngineOptions) {
       return { ready: sweep(), stop: () => clearInterval(timer) };
     },
 
+    /** The process is closing: transports that now cancel their runs do so for the shutdown. */
+    closing(): void {
+      closing = true;
+    },
+
     /** Stops every run of this process (each commits cancelled/shutdown) and waits for them. */
     async shutdown(timeoutMs = 5_000): Promise<void> {
+      closing = true;
       const pending = [...runs.values()];
       for (const run of pending) run.controller.abort(new RunAbort('shutdown'));
       await Promise.race([Promise.allSettled(pending.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);

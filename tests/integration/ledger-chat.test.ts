@@ -229,8 +229,26 @@ describe('reading the ledger', () => {
   });
 });
 
-describe('drain on shutdown', () => {
-  it('10. an open stream gets its remaining events, then event: drain {retry_after_ms: 1000}', async () => {
+describe('shutdown', () => {
+  it('12. a run still streaming at shutdown commits its partial answer and run.finished cancelled/shutdown', async () => {
+    const other = await startTestServer({ db, env: { OFFLINE_MODEL_DELAY_MS: '40', SHUTDOWN_GRACE_MS: '200' } });
+    const t = await login(other.url, 'admin');
+    const c = await connectChat(other.url, t);
+    let conversationId = '';
+    await collect(submit(c, LONG, randomUUID()), (m, i) => {
+      conversationId = m.metadata.conversation_id;
+      if (i === 5) void other.close();
+    }).catch(() => undefined);
+    c.close();
+    await expect.poll(async () => (await events(conversationId)).events.at(-1)?.kind, { timeout: 15_000 }).toBe('run.finished');
+    const all = (await events(conversationId)).events;
+    expect(all.at(-1).payload).toMatchObject({ status: 'cancelled', stop_reason: 'shutdown' });
+    const answer = all.find((e: any) => e.kind === 'assistant.message');
+    expect(answer.payload.cancelled).toBe(true);
+    expect(answer.payload.text.length).toBeGreaterThan(0);
+  });
+
+  it('10. an open event stream gets its remaining events, then event: drain {retry_after_ms: 1000}', async () => {
     const second = await startTestServer({ db, env: { OFFLINE_MODEL_DELAY_MS: '0' } });
     const t = await login(second.url, 'admin');
     const c = await connectChat(second.url, t);
