@@ -32,7 +32,7 @@ interface Started {
 
 function startMain(args: string[], env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dataDir, DEMO_PASSWORD: 'demo-password-1', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dataDir, DEMO_USERS: 'true', DEMO_PASSWORD: 'demo-password-1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
