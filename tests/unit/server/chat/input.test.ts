@@ -28,6 +28,10 @@ describe('normalizeChatInput', () => {
     ['unknown action', [{ text: 'x' }, ID, 'approve'], null, /action/],
     ['message of a wrong type', [42, null, null], null, /message/],
     ['too many files', [{ text: 'x', files: Array.from({ length: 11 }, (_, i) => `/f${i}`) }], null, /files/],
+    ['NUL in the text', [{ text: 'a\u0000b' }], null, /NUL/],
+    ['NUL in a plain-string message', ['a\u0000b'], null, /NUL/],
+    ['NUL in the ADR text slot', [null, null, null, 'a\u0000'], null, /NUL/],
+    ['NUL in a file name', [{ text: 'x', files: [{ path: '/f', orig_name: 'a\u0000.txt' }] }], null, /files: .*NUL/],
   ];
   it.each(bad)('rejects %s', (_name, data, eventData, message) => {
     expect(() => normalizeChatInput(data, eventData)).toThrow(ChatInputError);
