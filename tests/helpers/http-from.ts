@@ -19,6 +19,8 @@ export interface FromOptions {
   headers?: Record<string, string>;
   json?: unknown;
   body?: string;
+  /** Resolve as soon as the headers arrive and drop the connection (endless streams). */
+  headersOnly?: boolean;
   /** Milliseconds before the request counts as hung (default 10 s). */
   timeoutMs?: number;
 }
@@ -35,6 +37,11 @@ export function httpFrom(localAddress: string, url: string, options: FromOptions
     const req = request(
       { host: target.hostname, port: target.port, method: options.method ?? 'GET', path, headers, localAddress, agent: false },
       (res) => {
+        if (options.headersOnly) {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: '', json: () => undefined });
+          req.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
