@@ -6,13 +6,14 @@
  * none may hang (headers within 5 s). Prints the request and 5xx counts (the audit's: 594 -> 8).
  */
 import fc from 'fast-check';
+import { encodeCursor } from '../../server/api/cursor.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { httpFrom } from '../helpers/http-from.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { FUZZ_ROUTES, type FuzzRoute } from './edge-fuzz-routes.ts';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 800);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 
 let db: TestDatabase;
 let server: TestServer;
@@ -34,8 +35,14 @@ afterAll(async () => {
 
 const deep = (d: number) => '['.repeat(d) + ']'.repeat(d);
 
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+/** Date-times near and past the calendar's edges (Feb 30, month 13, hour 24, year 0). */
+const dateTime = fc
+  .tuple(fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 25 }), fc.constantFrom('Z', '+01:00', '+99:00', ''), fc.constantFrom('T', ' '))
+  .map(([y, m, d, h, tz, sep]) => `${pad(y, 4)}-${pad(m)}-${pad(d)}${sep}${pad(h)}:00:00${tz}`);
+
 /** Strings that broke servers before, plus anything. */
-const nasty = fc.oneof(
+const scalar = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
   { weight: 1, arbitrary: fc.integer().map(String) },
@@ -50,8 +57,32 @@ const nasty = fc.oneof(
       'confirm', 'deny', 'eyJhbGciOiJub25lIn0.e30.', '\u202e\u0000', '{"u":"x"}',
     ),
   },
-  { weight: 1, arbitrary: fc.constantFrom('{conv}') },
+  { weight: 2, arbitrary: fc.constantFrom('{conv}') },
+  { weight: 2, arbitrary: dateTime },
 );
+/** Opaque cursors that decode to well-formed JSON with bad values (what a tampering client sends). */
+const numeric = fc.oneof(scalar, fc.double().map(String), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String));
+const cursor = fc
+  .oneof(
+    { weight: 3, arbitrary: fc.record({ u: fc.oneof(dateTime, scalar), i: fc.uuid({ version: 4 }), r: numeric }, { requiredKeys: ['u', 'i'] }) },
+    { weight: 2, arbitrary: fc.record({ s: numeric }) },
+    { weight: 2, arbitrary: fc.record({ b: numeric }) },
+    { weight: 1, arbitrary: fc.record({ u: scalar, i: scalar, r: scalar, s: scalar, b: scalar }, { requiredKeys: [] }) },
+  )
+  .map(encodeCursor);
+const nasty = fc.oneof({ weight: 8, arbitrary: scalar }, { weight: 1, arbitrary: cursor });
+
+/** Field-aware values: what a field is parsed as gets the inputs most likely to break that parse. */
+const BY_FIELD: Record<string, fc.Arbitrary<unknown>> = {
+  cursor,
+  before: cursor,
+  since: dateTime,
+  until: dateTime,
+  limit: numeric,
+  conversation_id: fc.constantFrom('{conv}'),
+  metadata: fc.integer({ min: 60, max: 6000 }).map((d) => ({ deep: `__DEEP_${d}__` })),
+};
+const forField = (key: string) => (Object.hasOwn(BY_FIELD, key) ? fc.oneof({ weight: 5, arbitrary: BY_FIELD[key] }, { weight: 1, arbitrary: nasty }) : nasty);
 
 const json = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
@@ -74,15 +105,20 @@ const requestArb: fc.Arbitrary<FuzzRequest> = fc.constantFrom(...FUZZ_ROUTES).ch
   fc.record({
     route: fc.constant(route),
     params: fc.array(nasty, { minLength: route.params, maxLength: route.params }),
-    query: fc.array(fc.tuple(fc.constantFrom(...route.query, 'x'), nasty), { maxLength: 4 }),
+    query: fc
+      .uniqueArray(fc.constantFrom(...route.query, 'x'), { maxLength: 4 })
+      .chain((keys) => fc.tuple(...keys.map((k) => forField(k).map((v) => [k, String(v)] as [string, string])))),
     body: fc.oneof(
-      { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...route.body, 'x', '__proto__'), json, { maxKeys: 6 }).map((value) => ({ kind: 'object' as const, value })) },
+      { weight: 4, arbitrary: fc
+          .uniqueArray(fc.constantFrom(...route.body, 'x', '__proto__'), { maxLength: 6 })
+          .chain((keys) => fc.tuple(...keys.map((k) => fc.oneof(forField(k), json).map((v) => [k, v] as const))))
+          .map((entries) => ({ kind: 'object' as const, value: Object.fromEntries(entries) })) },
       { weight: 1, arbitrary: json.map((value) => ({ kind: 'json' as const, value })) },
       { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 60 }), fc.integer({ min: 1000, max: 20000 }).map(deep)).map((value) => ({ kind: 'raw' as const, value })) },
       { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
     ),
     contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'multipart/form-data; boundary=zz', 'application/x-www-form-urlencoded', null),
-    auth: fc.constantFrom('valid', 'valid', 'valid', 'none', 'garbage'),
+    auth: fc.constantFrom('valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'none', 'garbage'),
   }),
 );
 
