@@ -4,7 +4,6 @@
  * - a Gradio session_hash (a capability) never appears in the app's info logs nor in nginx's
  *   access log, whether it came in the query (/queue/data) or the path (/heartbeat).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,49 +12,35 @@ import { hashPassword } from '../../server/auth/index.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { httpFrom } from '../helpers/http-from.ts';
+import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startNginx, type NginxInstance } from '../helpers/nginx.ts';
 
 const SECRET_HASH = 'edgesecrethash0123';
 
 let db: TestDatabase;
 let dataDir: string;
-let child: ChildProcess;
-let output = '';
+let main: MainProcess;
 let url: string;
 let nginx: NginxInstance;
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'airlock-edge-logs-'));
-  child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--role', 'api,gateway'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      DEMO_USERS: '', // not asked for
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      DATA_DIR: dataDir,
-      SERVICE_CLIENT_SECRET: 'edge-logs-secret-0123456789',
-      OFFLINE_MODEL_DELAY_MS: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  main = await startMain(['--role', 'api,gateway'], {
+    DATABASE_URL: db.url,
+    DEMO_USERS: '', // not asked for
+    LOG_LEVEL: 'info',
+    DATA_DIR: dataDir,
+    SERVICE_CLIENT_SECRET: 'edge-logs-secret-0123456789',
+    OFFLINE_MODEL_DELAY_MS: '0',
   });
-  url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /is ready at (http:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
-  });
+  url = main.url;
   nginx = await startNginx({ upstream: Number(new URL(url).port) });
 });
 afterAll(async () => {
   await nginx?.stop();
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+  if (main && main.child.exitCode === null) {
+    main.child.kill('SIGTERM');
+    await main.exited;
   }
   await db?.drop();
   await rm(dataDir, { recursive: true, force: true });
@@ -63,7 +48,7 @@ afterAll(async () => {
 
 describe('#13 demo users with DATABASE_URL', () => {
   it('are off unless asked for, and the start says so', async () => {
-    expect(output).toContain('Demo users are off: DATABASE_URL is set (DEMO_USERS=true turns them on).');
+    expect(main.output()).toContain('Demo users are off: DATABASE_URL is set (DEMO_USERS=true turns them on).');
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM users');
     expect(rows[0].n).toBe(0);
     const res = await httpFrom('127.0.0.1', `${url}/api/auth/login`, { method: 'POST', json: { username: 'admin', password: 'demo-password-1' } });
@@ -90,7 +75,7 @@ describe('#11 session_hash stays out of the logs', () => {
     }
     await new Promise((r) => setTimeout(r, 1500)); // nginx writes the log line when the stream ends
 
-    const appLog = output;
+    const appLog = main.output();
     expect(appLog).toMatch(/"url":"[^"]*session_hash=\[redacted\]/);
     expect(appLog).toContain('/heartbeat/[redacted]');
     const accessLog = await readFile(join(nginx.dir, 'access.log'), 'utf8');
