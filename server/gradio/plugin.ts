@@ -9,6 +9,7 @@ import { createAuthHook } from './auth.ts';
 import type { GradioContext } from './context.ts';
 import { registerCors } from './cors.ts';
 import { isGradioError, pythonValidationBody } from './errors.ts';
+import { DirectRuns } from './direct-runs.ts';
 import { UploadStore } from './files.ts';
 import { GradioQueue } from './queue.ts';
 import { registerControlRoutes } from './routes/control.ts';
@@ -50,7 +51,8 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     options,
     endpoints: options.endpoints,
     queue,
-    streams: new StreamHub(queue, options.heartbeatMs ?? 15_000),
+    direct: new DirectRuns(queue),
+    streams: new StreamHub(queue, options.heartbeatMs ?? 15_000, options.heartbeatsPerIdentity ?? 8),
     store: new UploadStore(options.dataDir),
     appId: Math.floor(Math.random() * 2 ** 52),
     mountPath: options.rootPath ?? app.prefix,
@@ -90,6 +92,7 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
   // then close every stream (session streams with close_stream) so server.close() can finish.
   app.addHook('preClose', async () => {
     await queue.shutdown(options.drainMs ?? 0);
+    ctx.direct.refuseWaiting();
     ctx.streams.closeAll();
   });
 }
