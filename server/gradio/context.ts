@@ -3,7 +3,7 @@
  * @module
  */
 import type { DirectRuns } from './direct-runs.ts';
-import type { UploadStore } from './files.ts';
+import type { UploadStore } from './upload-store.ts';
 import type { GradioQueue } from './queue.ts';
 import type { StreamHub } from './streams.ts';
 import type { EndpointDefinition, GradioPluginOptions } from './types.ts';

@@ -10,7 +10,6 @@ import type { GradioContext } from './context.ts';
 import { registerCors } from './cors.ts';
 import { isGradioError, pythonValidationBody } from './errors.ts';
 import { DirectRuns } from './direct-runs.ts';
-import { UploadStore } from './files.ts';
 import { GradioQueue } from './queue.ts';
 import { registerControlRoutes } from './routes/control.ts';
 import { registerFileRoutes } from './routes/files.ts';
@@ -19,6 +18,8 @@ import { registerQueueRoutes } from './routes/queue.ts';
 import { registerRunRoutes } from './routes/run.ts';
 import { createMemorySessionBus } from './session-bus.ts';
 import { isPythonClient, StreamHub } from './streams.ts';
+import { startUploadSweep } from './upload-sweep.ts';
+import { UploadStore } from './upload-store.ts';
 import type { GradioPluginOptions } from './types.ts';
 
 function checkOptions(options: GradioPluginOptions<any>): void {
@@ -53,7 +54,10 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     queue,
     direct: new DirectRuns(queue),
     streams: new StreamHub(queue, options.heartbeatMs ?? 15_000, options.heartbeatsPerIdentity ?? 8),
-    store: new UploadStore(options.dataDir),
+    store: new UploadStore(options.dataDir, {
+      requestMaxBytes: options.uploadRequestMaxBytes ?? options.uploadMaxBytes * 4,
+      quotaBytes: options.uploadQuotaBytes ?? Infinity,
+    }),
     appId: Math.floor(Math.random() * 2 ** 52),
     mountPath: options.rootPath ?? app.prefix,
   };
@@ -87,6 +91,9 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
   registerControlRoutes(app, ctx);
   registerFileRoutes(app, ctx);
   registerRunRoutes(app, ctx);
+
+  const sweep = startUploadSweep(ctx.store, options, app.log);
+  app.addHook('onClose', async () => sweep.stop());
 
   // Shutdown: refuse joins, give running events `drainMs`, end the rest with an error completion,
   // then close every stream (session streams with close_stream) so server.close() can finish.

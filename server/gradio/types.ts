@@ -79,7 +79,7 @@ export interface GradioPluginOptions<Identity = unknown> {
   prefix?: string;
   endpoints: EndpointDefinition<Identity>[];
   authenticate: Authenticate<Identity>;
-  /** Absolute folder for content-addressed uploads (`<sha256>/<basename>`). */
+  /** Absolute folder for uploads (`<owner folder>/<random id>/<basename>`, 0700 folders, 0600 files). */
   dataDir: string;
   /** Largest accepted upload file, bytes (413 beyond). */
   uploadMaxBytes: number;
@@ -113,8 +113,10 @@ export interface GradioPluginOptions<Identity = unknown> {
   uploadQuotaBytes?: number;
   /** Stored files older than this are swept (default: kept forever). */
   uploadRetentionMs?: number;
-  /** Keeps a file the sweep would remove, e.g. one a stored message still names. */
-  isFileReferenced?: (path: string, ownerKey: string | null) => boolean | Promise<boolean>;
+  /** How often the sweep runs (default a tenth of the retention, 1 s to 1 h). */
+  uploadSweepIntervalMs?: number;
+  /** Keeps a file the sweep would remove, e.g. one a stored message still names (`path`: the client path `<id>/<name>`). */
+  isFileReferenced?: (path: string) => boolean | Promise<boolean>;
   /** Heartbeat streams held open per identity; more are ended after one period (default 8). */
   heartbeatsPerIdentity?: number;
   /** Swap the in-memory session bus (e.g. for a PostgreSQL LISTEN/NOTIFY one). */
