@@ -97,6 +97,14 @@ export class UploadStore {
     return lookupStoredFile(this.root, path, owner);
   }
 
+  /** Removes one of the owner's files with its id folder (a refused request's earlier parts). */
+  async remove(path: string, owner: OwnerKey): Promise<void> {
+    const found = await this.lookup(path, owner);
+    if (!found) return;
+    await rm(found.path, { force: true });
+    await rmdir(join(found.path, '..')).catch(() => {});
+  }
+
   /** Bytes an owner keeps stored. */
   async usage(owner: OwnerKey): Promise<number> {
     let total = 0;

@@ -28,6 +28,8 @@ export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): vo
         try {
           saved.push(await ctx.store.save(part.file, part.filename, owner, budget, () => part.file.truncated));
         } catch (error) {
+          // All or nothing: a refused request keeps none of its files (nor their quota).
+          await Promise.all(saved.map((path) => ctx.store.remove(path, owner)));
           if (error instanceof UploadLimitError) throw tooLarge(ctx, error.limit);
           if (part.file.truncated) throw tooLarge(ctx, 'file');
           throw error;
