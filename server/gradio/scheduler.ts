@@ -7,7 +7,7 @@
  * @module
  */
 
-/** A unit of work the scheduler starts when a slot is free. `key` groups jobs of one owner. */
+/** A unit of work the scheduler starts when a slot is free. `key` groups jobs of one owner; keyless jobs have no share cap. */
 export interface Job {
   readonly key?: string;
   start(): void;
@@ -53,7 +53,7 @@ export class Scheduler<J extends Job = Job> {
   /** Why a job would be refused now, or null when `offer()` would take it. */
   refusal(key: string | undefined): 'full' | 'key_full' | null {
     if (this.#running + this.#waiting.length >= this.queueSize) return 'full';
-    if ((this.#keys.get(key ?? NO_KEY)?.total ?? 0) >= this.perKey.queueSize) return 'key_full';
+    if (key !== undefined && (this.#keys.get(key)?.total ?? 0) >= this.perKey.queueSize) return 'key_full';
     return null;
   }
 
@@ -65,7 +65,7 @@ export class Scheduler<J extends Job = Job> {
     count.total++;
     // After every pump, either all slots are busy or every waiting job's owner is at its cap, so
     // a job whose owner has room may start now without overtaking anyone who could run.
-    if (this.#running < this.concurrencyLimit && count.running < this.perKey.concurrency) {
+    if (this.#running < this.concurrencyLimit && this.#mayRun(job, count)) {
       this.#begin(job, count);
       return 'started';
     }
@@ -106,6 +106,10 @@ export class Scheduler<J extends Job = Job> {
     return count;
   }
 
+  #mayRun(job: J, count: KeyCount): boolean {
+    return job.key === undefined || count.running < this.perKey.concurrency;
+  }
+
   #drop(job: J, count: KeyCount): void {
     count.total = Math.max(0, count.total - 1);
     if (count.total === 0) this.#keys.delete(job.key ?? NO_KEY);
@@ -122,7 +126,7 @@ export class Scheduler<J extends Job = Job> {
     for (let i = 0; i < this.#waiting.length && this.#running < this.concurrencyLimit; ) {
       const job = this.#waiting[i];
       const count = this.#count(job);
-      if (count.running >= this.perKey.concurrency) {
+      if (!this.#mayRun(job, count)) {
         i++;
         continue;
       }

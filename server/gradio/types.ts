@@ -61,9 +61,9 @@ export interface EndpointDefinition<Identity = unknown> {
   concurrencyLimit?: number;
   /** Pending + running cap; joins beyond it get 503 (default 1000). */
   queueSize?: number;
-  /** Events of this endpoint one identity (see `identityKey`) may run at once (default: no cap). */
+  /** Events of this endpoint one identity may run at once (default: no cap; needs `identityKey`). */
   userConcurrencyLimit?: number;
-  /** Pending + running events one identity may hold; beyond it 429 (default: no cap). */
+  /** Pending + running events one identity may hold; beyond it 429 (default: no cap; needs `identityKey`). */
   userQueueSize?: number;
   /** Whether `/config` marks it a generator (default true). */
   generator?: boolean;

@@ -42,3 +42,13 @@ describe('Scheduler', () => {
     expect(s.offer(job(log, 'a6', 'alice'))).toBe('queued');
   });
 });
+
+describe('Scheduler without keys', () => {
+  it('applies no share cap to keyless jobs (an app that binds no identities)', () => {
+    const log: string[] = [];
+    const s = new Scheduler<ReturnType<typeof job>>(2, 10, () => {}, { concurrency: 1, queueSize: 2 });
+    const jobs = ['a', 'b', 'c', 'd'].map((n) => job(log, n));
+    expect(jobs.map((j) => s.offer(j))).toEqual(['started', 'started', 'queued', 'queued']);
+    expect(s.refusal(undefined)).toBeNull();
+  });
+});
