@@ -1,0 +1,31 @@
+/**
+ * `server/main.ts` as a real child process (a kill -9 must kill the real thing): started with an
+ * environment, resolved once it prints its ready line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface MainProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export function startMain(args: string[], env: Record<string, string>): Promise<MainProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DEMO_PASSWORD: 'demo-password-1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /is ready at (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1], output: () => output, exited });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    exited.then((code) => reject(new Error(`exited ${code} before ready:\n${output}`)));
+  });
+}
