@@ -13,20 +13,27 @@ import type { Job, Scheduler } from './scheduler.ts';
 export class DirectRuns {
   /** Calls waiting for a slot, with how to refuse them at shutdown. */
   readonly #waiting = new Map<Job, { scheduler: Scheduler; reject: (error: Error) => void }>();
+  /** Calls running, aborted at shutdown so `close()` is not held by a handler that never ends. */
+  readonly #running = new Set<AbortController>();
 
   constructor(private readonly queue: GradioQueue) {}
 
   /** Runs `task` once a slot is free (throws 503/429 at once when refused); an abort while waiting gives up the place. */
-  run<T>(fnIndex: number, owner: OwnerKey, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
+  run<T>(fnIndex: number, owner: OwnerKey, controller: AbortController, task: () => Promise<T>): Promise<T> {
     const { scheduler } = this.queue.admit(fnIndex, owner);
+    const { signal } = controller;
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         key: owner ?? undefined,
         start: () => {
           this.#waiting.delete(job);
+          this.#running.add(controller);
           task()
             .then(resolve, reject)
-            .finally(() => scheduler.release(job));
+            .finally(() => {
+              this.#running.delete(controller);
+              scheduler.release(job);
+            });
         },
       };
       if (scheduler.offer(job) !== 'queued') return;
@@ -43,8 +50,10 @@ export class DirectRuns {
     });
   }
 
-  /** Shutdown: calls still waiting get a 503 instead of a slot. */
-  refuseWaiting(): void {
+  /** Shutdown (after the drain): calls still waiting get a 503 instead of a slot, running ones are aborted. */
+  stopAll(): void {
+    const reason = Object.assign(new Error('The server is shutting down; please retry.'), { title: 'Server stopped' });
+    for (const controller of this.#running) controller.abort(reason);
     for (const [job, { scheduler, reject }] of this.#waiting) {
       scheduler.remove(job);
       reject(new RequestRejectedError(503, 'The server is shutting down.', 'SHUTTING_DOWN'));

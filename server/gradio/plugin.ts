@@ -84,6 +84,11 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     limits: { fileSize: options.uploadMaxBytes, files: 100, fields: 100, parts: 200, fieldSize: 64 * 1024 },
   });
   if (options.cors) registerCors(app);
+  // Replies sent while closing (stopped /run calls) end their keep-alive connection, which would
+  // otherwise hold server.close() until the keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (queue.closing) reply.header('Connection', 'close');
+  });
   app.addHook('onRequest', createAuthHook(options.authenticate));
 
   registerMetaRoutes(app, ctx);
@@ -99,7 +104,7 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
   // then close every stream (session streams with close_stream) so server.close() can finish.
   app.addHook('preClose', async () => {
     await queue.shutdown(options.drainMs ?? 0);
-    ctx.direct.refuseWaiting();
+    ctx.direct.stopAll();
     ctx.streams.closeAll();
   });
 }

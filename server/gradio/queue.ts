@@ -82,6 +82,11 @@ export class GradioQueue {
     return this.options.bus;
   }
 
+  /** Whether shutdown began. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
   /** Events joined and not yet settled (running or waiting). */
   get size(): number {
     return this.#events.size;

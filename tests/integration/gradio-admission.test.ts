@@ -86,6 +86,43 @@ describe('/run goes through the scheduler', () => {
   });
 });
 
+describe('/run at shutdown', () => {
+  it('aborts running unqueued calls and refuses waiting ones, so close() is not held', async () => {
+    const stopped: string[] = [];
+    let started = 0;
+    const forever: EndpointDefinition = {
+      apiName: 'forever',
+      inputs: [],
+      outputs: [json],
+      concurrencyLimit: 1,
+      async *handler({ signal }) {
+        started++;
+        try {
+          for (let i = 0; !signal.aborted; i++) {
+            yield [i];
+            await sleep(5);
+          }
+        } finally {
+          stopped.push('handler');
+        }
+      },
+    };
+    const other = await startGradioServer([forever], { authenticate: async () => ({ user: 'x' }) });
+    const call = () => fetch(`${other.url}/gradio_api/run/forever`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"data":[]}' });
+    const running = call();
+    await expect.poll(() => started).toBe(1);
+    const waiting = call();
+    await sleep(200); // the second call reaches the scheduler and waits behind the first
+    await other.close();
+    const [first, second] = await Promise.all([running, waiting]);
+    expect(first.status).toBe(500);
+    expect(await first.json()).toMatchObject({ title: 'Server stopped' });
+    expect(second.status).toBe(503);
+    expect(stopped).toEqual(['handler']);
+    expect(started).toBe(1);
+  });
+});
+
 describe('per-user caps', () => {
   it("one user's 1,000 joins get 429 past the share; another user still joins and runs at once", async () => {
     const statuses: number[] = [];

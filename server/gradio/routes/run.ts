@@ -50,6 +50,8 @@ export function registerRunRoutes(app: FastifyInstance, ctx: GradioContext): voi
           if (controller.signal.aborted) break;
         }
       } else last = await result;
+      // Stopped (shutdown or a lost client): an error, never the partial values as a success.
+      if (controller.signal.aborted) throw controller.signal.reason;
       if (!Array.isArray(last) || last.length !== endpoint.outputs.length) {
         throw new Error(`The endpoint "${endpoint.apiName}" must produce an array of ${endpoint.outputs.length} output value(s).`);
       }
@@ -57,7 +59,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: GradioContext): voi
       return { data: last, is_generating: false, duration, average_duration: duration, render_config: null, changed_state_ids: [] };
     };
     // Admission throws 503/429 at once, as a join would; an admitted call may wait for a slot.
-    const admitted = ctx.direct.run(fnIndex, owner, controller.signal, call);
+    const admitted = ctx.direct.run(fnIndex, owner, controller, call);
     try {
       return await admitted;
     } catch (error) {
