@@ -3,11 +3,15 @@
  * HSTS only over TLS as the app can trust it. Pages (SvelteKit's own hash-mode CSP) are checked in
  * the browser: tests/e2e/15-headers.spec.ts.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_CSP_DIRECTIVES, HSTS_VALUE, PERMISSIONS_POLICY } from '../../server/security-headers.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { httpFrom, type FromReply } from '../helpers/http-from.ts';
-import { startNginx, type NginxInstance } from '../helpers/nginx.ts';
+import { NGINX_BIN, NGINX_TEMPLATE, startNginx, type NginxInstance } from '../helpers/nginx.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const API_CSP = Object.entries(API_CSP_DIRECTIVES)
@@ -88,10 +92,8 @@ describe('#7 security headers', () => {
   });
 });
 
-describe('nginx: the test config keeps the production edge rules', () => {
+describe('nginx: the production config', () => {
   it.each(['edge-http', 'edge-server'])('%s is identical in nginx.conf and the test template', async (name) => {
-    const { readFile } = await import('node:fs/promises');
-    const { NGINX_TEMPLATE } = await import('../helpers/nginx.ts');
     const block = (text: string) => {
       const start = text.indexOf(`# >>> ${name}`);
       const end = text.indexOf(`# <<< ${name}`);
@@ -101,5 +103,23 @@ describe('nginx: the test config keeps the production edge rules', () => {
     };
     const production = await readFile(new URL('../../nginx/nginx.conf', import.meta.url), 'utf8');
     expect(block(await readFile(NGINX_TEMPLATE, 'utf8'))).toBe(block(production));
+  });
+
+  it('nginx.conf itself passes `nginx -t` (paths moved to a temp folder)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'airlock-nginx-t-'));
+    try {
+      const production = await readFile(new URL('../../nginx/nginx.conf', import.meta.url), 'utf8');
+      const conf = join(dir, 'nginx.conf');
+      await writeFile(conf, production.replaceAll('/run/nginx-airlock.pid', join(dir, 'pid')).replaceAll('/var/log/nginx/', `${dir}/`));
+      const result = await new Promise<{ code: number; out: string }>((resolve) =>
+        execFile(NGINX_BIN, ['-t', '-p', dir, '-e', join(dir, 'error.log'), '-c', conf], (error, stdout, stderr) =>
+          resolve({ code: error ? 1 : 0, out: stdout + stderr }),
+        ),
+      );
+      expect(result.out).toContain('test is successful');
+      expect(result.code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
