@@ -12,9 +12,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AgentEvent, AgentRuntime, ApprovalDecision } from '../agent/index.ts';
 import { createConversation, getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
-import { AirlockError, isAirlockError } from '../errors.ts';
+import { AirlockError } from '../errors.ts';
 import { resolveStoredPath, type EndpointRequest } from '../gradio/index.ts';
 import { openApprovals, resolvePendingApprovals } from './approvals.ts';
+import { logChatError, toChatError } from './chat-error.ts';
 import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
 import type { ChatIdentity } from './identity.ts';
 import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
@@ -144,10 +145,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         await transcript.endAnswer({ cancelled: true }).catch(() => {});
         throw error;
       }
-      const airlockError = isAirlockError(error)
-        ? error
-        : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${request.eventId}).`, { cause: error });
-      if (airlockError.code === 'INTERNAL') deps.log.error({ err: error, correlationId: request.eventId }, '/chat failed');
+      const airlockError = toChatError(error, request.eventId);
+      logChatError(deps.log, airlockError, request.eventId);
       await transcript.endAnswer({ error: { code: airlockError.code, detail: airlockError.message } }).catch(() => {});
       yield fail(airlockError);
     } finally {

@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { gradioPlugin } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
+import { guardChatErrors } from './chat-error.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
 import { createChatAuthenticator } from './identity.ts';
@@ -59,7 +60,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
-    endpoints: [chatEndpoint(handler)],
+    endpoints: [chatEndpoint(guardChatErrors(handler, app.log))],
     authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
     dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,

@@ -2,6 +2,7 @@
 export { createPool, withTransaction, withAdvisoryLock, isUniqueViolation } from './pool.ts';
 export type { Queryable, Pool, PoolClient } from './pool.ts';
 export { runMigrations, loadMigrations } from './migrate.ts';
+export { isDatabaseUnavailable } from './unavailable.ts';
 export type { Migration } from './migrate.ts';
 export { startEmbeddedPostgres, freePort } from './embedded.ts';
 export type { EmbeddedDatabase } from './embedded.ts';

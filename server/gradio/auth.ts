@@ -5,7 +5,7 @@
  * @module
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { NotAuthenticatedError } from './errors.ts';
+import { isGradioError, NotAuthenticatedError, ServiceUnavailableError } from './errors.ts';
 import type { Authenticate } from './types.ts';
 
 const identities = new WeakMap<FastifyRequest, unknown>();
@@ -15,17 +15,24 @@ export function identityOf(request: FastifyRequest): unknown {
   return identities.get(request);
 }
 
-/** Builds the hook. An authenticator that throws counts as "not authenticated". */
+/**
+ * Builds the hook. null means "not authenticated" (401). A throw means authentication could not
+ * be decided (its store is down): never a 401, which would make clients drop valid credentials;
+ * a thrown GradioError (e.g. ServiceUnavailableError, 503 + Retry-After) is answered as it is,
+ * anything else as a 503 ServiceUnavailableError.
+ */
 export function createAuthHook(authenticate: Authenticate<unknown>): onRequestAsyncHookHandler {
-  return async (request) => {
+  return async (request, reply) => {
     if (request.method === 'OPTIONS') return;
     if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
-    let identity: unknown = null;
+    let identity: unknown;
     try {
       identity = await authenticate(request.headers);
     } catch (error) {
-      request.log.debug({ err: error }, 'gradio authenticate() threw');
-      identity = null;
+      request.log.warn({ err: error }, 'gradio authenticate() could not decide');
+      const unavailable = isGradioError(error) ? error : new ServiceUnavailableError(undefined, { cause: error });
+      if (unavailable instanceof ServiceUnavailableError) reply.header('retry-after', String(unavailable.retryAfterS));
+      throw unavailable;
     }
     if (identity === null || identity === undefined) throw new NotAuthenticatedError();
     identities.set(request, identity);
