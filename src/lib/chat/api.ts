@@ -1,6 +1,7 @@
 /**
  * The REST calls the UI makes (CONTRACTS §2). Errors `{error:{code,message}}` become `ApiError`
- * with the taxonomy code; a network failure is GRADIO_UNREACHABLE's REST twin, INTERNAL with status 0.
+ * with the taxonomy code; a network failure is GRADIO_UNREACHABLE with status 0. Only a 401 calls
+ * `onUnauthorized`: a 503 (database down) or a network failure keeps the session.
  * @module
  */
 import { ApiError, toErrorCode } from './errors.ts';
@@ -37,7 +38,7 @@ export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.b
     try {
       response = await f(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (cause) {
-      throw new ApiError('INTERNAL', `The server cannot be reached (${(cause as Error)?.message ?? cause}).`, 0);
+      throw new ApiError('GRADIO_UNREACHABLE', `The server cannot be reached (${(cause as Error)?.message ?? cause}).`, 0);
     }
     if (response.status === 204) return undefined as T;
     const json = await response.json().catch(() => null);
@@ -90,5 +91,7 @@ function statusCode(status: number): string {
   if (status === 400 || status === 422) return 'VALIDATION_ERROR';
   if (status === 413) return 'PAYLOAD_TOO_LARGE';
   if (status === 429) return 'RATE_LIMITED';
+  // A proxy's "backend down" pages carry no code: an outage, never a reason to sign out.
+  if (status === 502 || status === 503 || status === 504) return 'SERVICE_UNAVAILABLE';
   return 'INTERNAL';
 }

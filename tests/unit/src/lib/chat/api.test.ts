@@ -45,7 +45,19 @@ describe('createApi', () => {
   it('a body without a code maps by status; a network failure is status 0', async () => {
     await expect(createApi({ token: () => null, fetch: respond(404, { message: 'x' }) }).active('c')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
-    await expect(createApi({ token: () => null, fetch: offline }).me()).rejects.toMatchObject({ status: 0 });
+    await expect(createApi({ token: () => null, fetch: offline }).me()).rejects.toMatchObject({ status: 0, code: 'GRADIO_UNREACHABLE' });
+  });
+
+  it('a 503 (database down), a proxy 502/504 or a network failure keeps the session: no onUnauthorized', async () => {
+    const onUnauthorized = vi.fn();
+    const down = respond(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable.' } });
+    await expect(createApi({ token: () => 't', onUnauthorized, fetch: down }).me()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    for (const status of [502, 503, 504]) {
+      await expect(createApi({ token: () => 't', onUnauthorized, fetch: respond(status) }).me()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    }
+    const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
+    await expect(createApi({ token: () => 't', onUnauthorized, fetch: offline }).me()).rejects.toMatchObject({ status: 0 });
+    expect(onUnauthorized).not.toHaveBeenCalled();
   });
 
   it('204 resolves to undefined (archive)', async () => {
