@@ -20,6 +20,7 @@ import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } 
 import type { ChatIdentity } from './identity.ts';
 import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
 import { ConversationLease } from './lease.ts';
+import type { PendingWrites } from './pending-writes.ts';
 import { Transcript } from './transcript.ts';
 
 export interface ChatHandlerDeps {
@@ -31,6 +32,8 @@ export interface ChatHandlerDeps {
   uploadDir: string;
   log: FastifyBaseLogger;
   now?: () => Date;
+  /** Keeps answer writes that failed while the database was away, and writes them when it is back. */
+  pendingWrites?: PendingWrites;
 }
 
 type Output = [ChatMessage];
@@ -83,7 +86,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       yield fail(new AirlockError('CONVERSATION_BUSY'));
       return;
     }
-    const transcript = new Transcript(deps.pool, conversationId);
+    const transcript = new Transcript(deps.pool, conversationId, deps.pendingWrites);
     let paused = false;
     try {
       const resolved = await resolvePendingApprovals(deps.pool, { conversationId, userId: user.userId, action: input.action, now });

@@ -15,6 +15,7 @@ import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
+import { PendingWrites } from './pending-writes.ts';
 import { createChatAuthenticator } from './identity.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
@@ -31,7 +32,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const offline = config.model.baseUrl === undefined;
   const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
   const checkpointer = await createCheckpointer(pool, databaseUrl);
+  const pendingWrites = new PendingWrites({ log: app.log });
   app.addHook('onClose', async () => {
+    await pendingWrites.close();
     await offlineModel?.close();
     await checkpointer.end();
   });
@@ -57,6 +60,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
     log: app.log,
+    pendingWrites,
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,

@@ -138,8 +138,26 @@ describe('the database goes away under a running server', () => {
     expect(cut).toBe(true);
     const last = turn.final!;
     expect(last.metadata).toMatchObject({ type: 'error', code: 'SERVICE_UNAVAILABLE', retryable: true });
+    expect(last.content.length).toBeGreaterThan(10);
     await proxy.restore();
     expect((await get('/api/auth/me')).status).toBe(200);
     expect(main.child.exitCode).toBeNull(); // the process rode it out
+
+    // 7. the partial answer was kept in memory and written whole once the database was back:
+    // every character the user saw, marked with the outage, not its first few characters.
+    const conversationId = last.metadata.conversation_id;
+    let stored: { content: string; metadata: Record<string, any> } | undefined;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+      const { rows } = await db.pool.query(
+        "SELECT content, metadata FROM messages WHERE conversation_id = $1 AND metadata->>'type' = 'answer' ORDER BY seq DESC LIMIT 1",
+        [conversationId],
+      );
+      stored = rows[0];
+      if (stored?.metadata.error) break;
+    }
+    expect(stored?.content).toBe(last.content);
+    expect(stored?.metadata.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    const history = await get(`/api/assistant/history?conversation_id=${conversationId}`);
+    expect(history.body.items.at(-1)).toMatchObject({ role: 'assistant', content: last.content });
   });
 });
