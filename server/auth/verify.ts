@@ -19,6 +19,8 @@ import { loadTokenSubject } from './token-subject.ts';
 import { TOKEN_KINDS, type TokenKind } from './tokens.ts';
 import { createVerifiedCache } from './verified-cache.ts';
 
+const KID = /^[A-Za-z0-9_-]{1,128}$/;
+
 /** Seconds of clock difference tolerated between issuer and verifier. */
 export const CLOCK_SKEW_S = 30;
 
@@ -48,7 +50,9 @@ export async function verifyToken(
     const { payload } = await jwtVerify(
       token,
       async (header) => {
-        const key = header.kid ? await keys.verificationKey(header.kid) : null;
+        // Only a well-formed kid reaches the database (ours are base64url JWK thumbprints): junk
+        // such as a NUL byte must be "invalid", not a database error.
+        const key = typeof header.kid === 'string' && KID.test(header.kid) ? await keys.verificationKey(header.kid) : null;
         if (!key) throw new AuthError('TOKEN_INVALID', 'Unknown signing key.');
         return key;
       },

@@ -43,13 +43,13 @@ async function createUser(username: string, role: string): Promise<void> {
 }
 
 /** A user token signed with our real key; claims override the valid defaults. */
-async function forge(claims: Record<string, unknown>, kind: 'user' | 'service' = 'user'): Promise<string> {
+async function forge(claims: Record<string, unknown>, kind: 'user' | 'service' = 'user', header: Record<string, unknown> = {}): Promise<string> {
   const base =
     kind === 'user'
       ? { iss: 'airlock', aud: 'airlock:user', username: 'ghost', role: 'admin', iat: now(), exp: now() + 300 }
       : { iss: 'airlock', aud: 'airlock:service', sub: SERVICE.client_id, iat: now(), exp: now() + 60 };
   return new SignJWT({ ...base, jti: crypto.randomUUID(), ...claims })
-    .setProtectedHeader({ alg: 'ES256', kid, typ: `${kind}+jwt` })
+    .setProtectedHeader({ alg: 'ES256', kid, typ: `${kind}+jwt`, ...header })
     .sign(await importJWK(privateJwk, 'ES256'));
 }
 
@@ -139,5 +139,23 @@ describe('a token may not live longer than the configured lifetime', () => {
     const res = await call('GET', '/api/tools/capabilities', { authorization: `Bearer ${long}`, 'x-user-jwt': admin.token });
     expect(res.status).toBe(401);
     expect(res.body.error.details).toEqual({ token: 'service' });
+  });
+});
+
+describe('junk that must be "invalid" (401), never a database error (500/503)', () => {
+  it.each([
+    ['a NUL byte', 'k\u0000id'],
+    ['an object', { $ne: null }],
+    ['an array', ['a', ['b']]],
+    ['a number', 42],
+    ['4 kB', 'k'.repeat(4096)],
+    ['quotes and SQL', "x' OR '1'='1"],
+  ])('kid as %s -> 401', async (_name, junk) => {
+    const admin = await login('admin');
+    const token = await forge({ sub: admin.id }, 'user', { kid: junk });
+    const res = await me(token);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHORIZED');
+    expect((await gradioConfig(token)).status).toBe(401);
   });
 });
