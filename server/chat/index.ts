@@ -17,6 +17,7 @@ import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
 import { PendingWrites } from './pending-writes.ts';
 import { createChatAuthenticator } from './identity.ts';
+import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
 export interface GatewayOptions {
@@ -72,5 +73,16 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     publicUrl: config.publicUrl,
     title: 'Airlock',
     drainMs: config.shutdownGraceMs,
+  });
+
+  // After listen: a recovered resume calls the tools through the api, which may be this process.
+  const recovery = new AbortController();
+  app.addHook('preClose', async () => recovery.abort());
+  app.addHook('onListen', async () => {
+    resumeOwedApprovals({
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+    }).catch((error) =>
+      app.log.error({ err: error }, 'resuming decided approvals failed'),
+    );
   });
 };

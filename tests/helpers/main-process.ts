@@ -1,6 +1,6 @@
 /**
- * The real server process (`node --import tsx server/main.ts`), started on a free port; resolves
- * once it prints its ready line.
+ * `server/main.ts` as a real child process (a kill -9 must kill the real thing): started with an
+ * environment, resolved once it prints its ready line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 
@@ -13,9 +13,9 @@ export interface MainProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function startMainProcess(args: string[], env: Record<string, string>): Promise<MainProcess> {
+export function startMain(args: string[], env: Record<string, string>): Promise<MainProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DEMO_PASSWORD: 'demo-password-1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

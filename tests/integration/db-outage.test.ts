@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startMainProcess, type MainProcess } from '../helpers/main-process.ts';
+import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 let db: TestDatabase;
@@ -30,7 +30,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   dataDir = await mkdtemp(join(tmpdir(), 'airlock-outage-'));
   await chmod(dataDir, 0o755);
-  main = await startMainProcess(['--role', 'api,gateway'], {
+  main = await startMain(['--role', 'api,gateway'], {
     DATABASE_URL: proxy.urlFor(db.url),
     DATA_DIR: dataDir,
     DEMO_USERS: 'true',
