@@ -2,7 +2,8 @@
  * Database outages (issue 10.3): a real server process whose PostgreSQL goes away (through a TCP
  * proxy we cut, refuse or black-hole) answers 503 SERVICE_UNAVAILABLE, retryable, on the REST api
  * and the Gradio gateway, never 401; an answer streaming at that moment ends with the same
- * retryable code; once the database is back, the same token works again.
+ * retryable code and is written whole once the database is back; the same token works again.
+ * Part of the fault suite (`npm run test:faults`): prints fault, outcome, data lost.
  */
 import { Client } from '@gradio/client';
 import { randomUUID } from 'node:crypto';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createFaultTable } from '../helpers/fault-table.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
@@ -23,6 +25,7 @@ let dataDir: string;
 let token: string;
 
 const GRADIO = '/api/agent/gradio';
+const table = createFaultTable('db-outage');
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -41,6 +44,7 @@ beforeAll(async () => {
   token = await login(main.url, 'operator');
 });
 afterAll(async () => {
+  table.print();
   await main?.stop();
   await proxy?.close();
   await db?.drop();
@@ -74,13 +78,17 @@ const ROUTES: [string, () => ReturnType<typeof get>][] = [
   ['POST gradio /gradio_api/queue/join', () => post(`${GRADIO}/gradio_api/queue/join`, { data: [{ text: 'hi', files: [] }, '', ''], fn_index: 0, session_hash: 'outage1' })],
 ];
 
-async function expectAllUnavailable(): Promise<void> {
+/** Every route answers 503 SERVICE_UNAVAILABLE with Retry-After; returns how many did (for the table). */
+async function expectAllUnavailable(): Promise<number> {
+  let unavailable = 0;
   for (const [name, call] of ROUTES) {
     const res = await call();
     expect(res.status, name).toBe(503);
     expect(res.headers.get('retry-after'), name).toMatch(/^\d+$/);
     expect(res.body.error, name).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    unavailable++;
   }
+  return unavailable;
 }
 
 describe('the database goes away under a running server', () => {
@@ -91,10 +99,11 @@ describe('the database goes away under a running server', () => {
 
   it('2. refused (server stopped): every route answers 503 SERVICE_UNAVAILABLE with Retry-After, never 401', async () => {
     await proxy.refuse();
-    await expectAllUnavailable();
+    const unavailable = await expectAllUnavailable();
     // A token that is really invalid is still refused as such: the signature fails before any lookup.
     const [h, p] = token.split('.');
     expect((await get('/api/auth/me', `${h}.${p}.${'A'.repeat(86)}`)).status).toBe(401);
+    table.record({ fault: 'PostgreSQL refused (stopped)', outcome: `${unavailable}/${ROUTES.length} routes 503 SERVICE_UNAVAILABLE, 0 x 401`, lost: 0 });
   });
 
   it('3. the real @gradio/client sees a failed connect that is not a credentials error', async () => {
@@ -121,9 +130,11 @@ describe('the database goes away under a running server', () => {
     const res = await get('/api/auth/me');
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
-    expect(Date.now() - started).toBeLessThan(15_000);
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeLessThan(15_000);
     await proxy.restore();
     expect((await get('/api/auth/me')).status).toBe(200);
+    table.record({ fault: 'PostgreSQL black-holed (no answer)', outcome: `503 after ${elapsed} ms, then 200 with the same token`, lost: 0 });
   });
 
   it('6. mid-answer: the stream ends with a retryable SERVICE_UNAVAILABLE, never INTERNAL or UNAUTHORIZED', async () => {
@@ -159,5 +170,10 @@ describe('the database goes away under a running server', () => {
     expect(stored?.metadata.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     const history = await get(`/api/assistant/history?conversation_id=${conversationId}`);
     expect(history.body.items.at(-1)).toMatchObject({ role: 'assistant', content: last.content });
+    table.record({
+      fault: 'PostgreSQL lost mid-answer, then back',
+      outcome: `stream ended SERVICE_UNAVAILABLE; ${stored?.content.length} chars written after the outage`,
+      lost: last.content.length - (stored?.content.length ?? 0),
+    });
   });
 });
