@@ -1,7 +1,8 @@
 /**
  * The generic Gradio server's authenticator contract: null is "not authenticated" (401); a throw
  * is "could not decide" (503 + Retry-After), so clients never drop valid credentials because the
- * identity store had a bad moment. A thrown GradioError keeps its own status and body.
+ * identity store had a bad moment. A thrown GradioError keeps its own status and body. Routes that
+ * take anonymous callers (heartbeat, cancel/reset by the session+event pair) go on as anonymous.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceUnavailableError, type EndpointDefinition } from '../../server/gradio/index.ts';
@@ -28,7 +29,7 @@ afterAll(() => server?.close());
 
 const ROUTES: [string, string][] = [
   ['GET', '/config'], ['GET', '/gradio_api/info'], ['POST', '/gradio_api/queue/join'], ['POST', '/gradio_api/upload'],
-  ['GET', '/gradio_api/file=x'], ['POST', '/gradio_api/run/echo'], ['POST', '/gradio_api/cancel'],
+  ['GET', '/gradio_api/file=x'], ['POST', '/gradio_api/run/echo'],
 ];
 const request = (method: string, path: string, authorization: string) =>
   fetch(server.url + path, { method, headers: { 'content-type': 'application/json', authorization }, body: method === 'POST' ? '{}' : undefined });
