@@ -12,6 +12,8 @@ export interface ApiOptions {
   token: () => string | null;
   /** Called once per 401, before the ApiError is thrown. */
   onUnauthorized?: () => void;
+  /** Called on an outage (server unreachable, or 502/503/504): the session stays, the connection shows it. */
+  onOutage?: (reason: 'unreachable' | 'unavailable') => void;
   fetch?: typeof fetch;
   base?: string;
 }
@@ -28,7 +30,7 @@ export interface LoginResult {
 }
 
 /** Creates the REST client; every method throws `ApiError` on failure. */
-export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
+export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     const t = token();
@@ -38,6 +40,7 @@ export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.b
     try {
       response = await f(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (cause) {
+      onOutage?.('unreachable');
       throw new ApiError('GRADIO_UNREACHABLE', `The server cannot be reached (${(cause as Error)?.message ?? cause}).`, 0);
     }
     if (response.status === 204) return undefined as T;
@@ -46,6 +49,7 @@ export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.b
       const error = (json as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
       const code = response.status === 401 ? 'UNAUTHORIZED' : toErrorCode(error?.code ?? statusCode(response.status));
       if (code === 'UNAUTHORIZED' && path !== '/api/auth/login') onUnauthorized?.();
+      if (code === 'SERVICE_UNAVAILABLE') onOutage?.('unavailable');
       throw new ApiError(code, typeof error?.message === 'string' ? error.message : response.statusText, response.status, error?.details);
     }
     return json as T;

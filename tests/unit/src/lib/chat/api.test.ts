@@ -60,6 +60,15 @@ describe('createApi', () => {
     expect(onUnauthorized).not.toHaveBeenCalled();
   });
 
+  it('reports outages to onOutage (the connection dot), not other failures', async () => {
+    const onOutage = vi.fn();
+    await createApi({ token: () => 't', onOutage, fetch: respond(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'x' } }) }).me().catch(() => {});
+    const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
+    await createApi({ token: () => 't', onOutage, fetch: offline }).me().catch(() => {});
+    await createApi({ token: () => 't', onOutage, fetch: respond(404, { error: { code: 'NOT_FOUND', message: 'x' } }) }).me().catch(() => {});
+    expect(onOutage.mock.calls).toEqual([['unavailable'], ['unreachable']]);
+  });
+
   it('204 resolves to undefined (archive)', async () => {
     const fetch = respond(204);
     await expect(createApi({ token: () => 't', fetch }).archiveConversation('c1')).resolves.toBeUndefined();
