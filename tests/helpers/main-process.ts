@@ -9,6 +9,8 @@ export interface MainProcess {
   url: string;
   output: () => string;
   exited: Promise<number | null>;
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export function startMain(args: string[], env: Record<string, string>): Promise<MainProcess> {
@@ -19,11 +21,18 @@ export function startMain(args: string[], env: Record<string, string>): Promise<
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async (graceMs = 5_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /is ready at (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1], output: () => output, exited });
+      if (match) resolve({ child, url: match[1], output: () => output, exited, stop });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
