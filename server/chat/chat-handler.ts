@@ -42,6 +42,10 @@ export function createChatHandler({ engine }: { engine: Engine }) {
       for await (const event of run.events()) {
         for (const metadata of view.apply(event, run.conversationId)) yield emit(metadata);
       }
+    } catch (error) {
+      // The run could not commit its end (the database went away): say so, with the answer so far.
+      if (!isAirlockError(error)) throw error;
+      yield emit({ type: 'error', code: error.code, detail: error.message, retryable: error.retryable });
     } finally {
       request.cancelSignal.removeEventListener('abort', cancel);
     }

@@ -10,13 +10,16 @@ import { createAgentRuntime } from '../agent/index.ts';
 import { createUserTokenVerifier } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
+import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
-import { gradioPlugin, resolveStoredPath } from '../gradio/index.ts';
+import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
+import { guardChatErrors } from './chat-error.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
-import { createChatAuthenticator } from './identity.ts';
+import { chatOwnerKey, createChatAuthenticator } from './identity.ts';
+import { PendingWrites } from './pending-writes.ts';
 import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
@@ -33,7 +36,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const offline = config.model.baseUrl === undefined;
   const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
   const checkpointer = await createCheckpointer(pool, databaseUrl);
+  const pendingWrites = new PendingWrites({ log: app.log });
   app.addHook('onClose', async () => {
+    await pendingWrites.close();
     await offlineModel?.close();
     await checkpointer.end();
   });
@@ -58,11 +63,12 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     pool,
     ledger,
     agent,
-    // Attached files must be uploads this gateway stored.
-    files: { resolve: (path) => resolveStoredPath(uploadDir, path) },
+    // Attached files must be uploads this gateway stored for this user.
+    files: { resolve: async (path, userId) => (await lookupStoredFile(uploadDir, path, userId))?.path ?? null },
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
     log: app.log,
+    pendingWrites,
   });
   const runRecovery = engine.startRecovery();
   await runRecovery.ready;
@@ -80,16 +86,25 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     pool,
     ledger,
     engine,
-    verifyUser: verifyUser,
+    verifyUser,
     heartbeatMs: config.events.heartbeatMs,
     drainRetryAfterMs: config.events.drainRetryAfterMs,
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
-    endpoints: [chatEndpoint(handler)],
+    endpoints: [
+      { ...chatEndpoint(guardChatErrors(handler, app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+    ],
     authenticate: createChatAuthenticator(verifyUser),
+    // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
+    identityKey: chatOwnerKey,
     dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,
+    uploadRequestMaxBytes: config.uploads.requestMaxBytes,
+    uploadQuotaBytes: config.uploads.quotaBytes,
+    uploadRetentionMs: config.uploads.retentionMs || undefined,
+    // History chips stay downloadable: a file a stored message names is never swept.
+    isFileReferenced: (path) => isFileReferenced(pool, path),
     bodyLimit: config.bodyMaxBytes,
     publicUrl: config.publicUrl,
     title: 'Airlock',
@@ -101,7 +116,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   app.addHook('preClose', async () => recovery.abort());
   app.addHook('onListen', async () => {
     resumeOwedApprovals({
-      pool, agent, handleChat: handler, issuer: config.jwt.issuer, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
     }).catch((error) =>
       app.log.error({ err: error }, 'resuming decided approvals failed'),
     );

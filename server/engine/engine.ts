@@ -22,7 +22,7 @@ import type { Ledger } from './ledger.ts';
 import { recoverOrphanedRuns } from './recovery.ts';
 import { RunHub } from './run-hub.ts';
 import { checkTurnInput, replayDecision, requestConflict, requestHash } from './submit-policy.ts';
-import { RunAbort, runTurn, type TurnDeps } from './turn.ts';
+import { RunAbort, runTurn, toTurnError, type TurnDeps } from './turn.ts';
 import type { FileStorage, TurnInput, TurnUser } from './types.ts';
 
 export interface EngineOptions {
@@ -37,6 +37,8 @@ export interface EngineOptions {
   owner?: string;
   log: TurnDeps['log'];
   now?: () => Date;
+  /** Keeps a run's last commit that failed while the database was away, and retries it. */
+  pendingWrites?: TurnDeps['pendingWrites'];
 }
 
 /** A run as a follower sees it. */
@@ -63,7 +65,7 @@ export function createEngine(options: EngineOptions) {
   const { pool, ledger } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
-  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log };
+  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites };
   const runs = new Map<string, LocalRun>();
   /** Set when the process starts closing: a cancel from then on is the shutdown's. */
   let closing = false;
@@ -76,7 +78,7 @@ export function createEngine(options: EngineOptions) {
       return followLedger(ledger, conversationId, { after: 0, filter: (e) => e.run_id === runId, until: (e) => e.kind === 'run.finished' });
     }
     const queue = new EventQueue<LiveEvent>();
-    const { missed, ended, unsubscribe } = local.hub.subscribe({ event: (e) => queue.push(e), end: () => queue.end() });
+    const { missed, ended, unsubscribe } = local.hub.subscribe({ event: (e) => queue.push(e), end: (failure) => (failure === undefined ? queue.end() : queue.fail(failure)) });
     for (const e of missed) queue.push(e);
     if (ended) queue.end();
     queue.onReturn = unsubscribe;
@@ -101,13 +103,15 @@ export function createEngine(options: EngineOptions) {
     }, (options.leaseTtlS * 1000) / 3);
     renew.unref();
     const done = (async () => {
+      let failure: unknown;
       try {
         for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease })) hub.publish(event);
       } catch (error) {
-        options.log.error({ err: error, runId: run.id }, 'run stopped without finishing');
+        failure = toTurnError(error, run.id);
+        options.log.warn({ err: error, runId: run.id }, 'run stopped without committing its end');
       } finally {
         clearInterval(renew);
-        hub.end();
+        hub.end(failure);
         runs.delete(run.id);
         if (liveByConversation.get(run.conversationId) === hub) liveByConversation.delete(run.conversationId);
       }
@@ -126,7 +130,7 @@ export function createEngine(options: EngineOptions) {
 
     /** Starts a turn, or finds the run of an earlier submit with the same request_id. */
     async submit(rawInput: TurnInput, user: TurnUser): Promise<RunHandle> {
-      checkTurnInput(rawInput, options.files);
+      await checkTurnInput(rawInput, options.files, user.userId);
       const input = { ...rawInput, requestId: rawInput.requestId ?? randomUUID() };
       const hash = requestHash(input);
       // Before the lease: a retry of a running turn must find it, never CONVERSATION_BUSY.

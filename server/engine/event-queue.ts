@@ -8,6 +8,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   readonly #items: T[] = [];
   #wake: (() => void) | null = null;
   #ended = false;
+  #failure: unknown = undefined;
   onReturn: () => void = () => {};
 
   /** Items waiting to be read. */
@@ -26,11 +27,18 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     this.#wake?.();
   }
 
+  /** Ends the iteration with `error` (thrown by next() once the queued items are read). */
+  fail(error: unknown): void {
+    this.#failure = error;
+    this.end();
+  }
+
   async next(): Promise<IteratorResult<T>> {
     for (;;) {
       if (this.#items.length) return { value: this.#items.shift()!, done: false };
       if (this.#ended) {
         this.onReturn();
+        if (this.#failure !== undefined) throw this.#failure;
         return { value: undefined, done: true };
       }
       await new Promise<void>((resolve) => (this.#wake = resolve));

@@ -8,8 +8,8 @@ import { isCommitted, type LedgerEvent, type LiveEvent } from './events.ts';
 
 export interface LiveListener {
   event(event: LiveEvent): void;
-  /** The run ended (after run.finished, or when it died without one). */
-  end(): void;
+  /** The run ended: after run.finished, or with `failure` when it could not commit its end. */
+  end(failure?: unknown): void;
 }
 
 export class RunHub {
@@ -40,10 +40,11 @@ export class RunHub {
     if (this.#finished) this.end();
   }
 
-  /** Ends every subscriber (also when the run stopped without committing run.finished). */
-  end(): void {
+  /** Ends every subscriber (with `failure` when the run stopped without committing run.finished). */
+  end(failure?: unknown): void {
+    if (this.#finished && failure === undefined && this.#listeners.size === 0) return;
     this.#finished = true;
-    for (const listener of this.#listeners) listener.end();
+    for (const listener of this.#listeners) listener.end(failure);
     this.#listeners.clear();
   }
 

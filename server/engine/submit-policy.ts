@@ -1,5 +1,5 @@
 /**
- * Pure decisions about a submit before anything runs: is the input acceptable, and what does
+ * Decisions about a submit before anything runs: is the input acceptable, and what does
  * an earlier run with the same request_id mean for it.
  * @module
  */
@@ -8,8 +8,10 @@ import { AirlockError } from '../errors.ts';
 import type { FileStorage, TurnInput } from './types.ts';
 
 /** Throws VALIDATION_ERROR for an input no run should start from. */
-export function checkTurnInput(input: TurnInput, files: FileStorage): void {
-  const foreign = input.files.find((f) => !files.resolve(f.path));
+export async function checkTurnInput(input: TurnInput, files: FileStorage, userId: string): Promise<void> {
+  // Only the caller's own uploads resolve: another user's path is as unknown as a made-up one.
+  const found = await Promise.all(input.files.map((f) => files.resolve(f.path, userId)));
+  const foreign = input.files.find((_, i) => !found[i]);
   if (foreign) throw new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`);
   if (!input.action && !input.text && input.files.length === 0) throw new AirlockError('VALIDATION_ERROR', 'The message is empty.');
 }

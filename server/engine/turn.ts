@@ -17,7 +17,7 @@ import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
 import type { ConversationLease } from '../chat/lease.ts';
 import { markResumed } from '../db/approvals.ts';
-import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
+import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { answerDraft, approvalRequestedDraft, approvalResolvedDraft, runFinishedDraft, toolCallDraft, toolResultDraft, type RunSummary } from './drafts.ts';
@@ -33,7 +33,16 @@ export interface TurnDeps {
   agent: AgentRuntime;
   approvalTimeoutS: number;
   now: () => Date;
-  log: { error(obj: object, msg?: string): void };
+  log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits). */
+  pendingWrites?: { defer(label: string, write: () => Promise<void>): void };
+}
+
+/** The taxonomy error a turn ends with: expected ones as they are, an outage retryable, the rest INTERNAL. */
+export function toTurnError(error: unknown, runId: string): AirlockError {
+  if (isAirlockError(error)) return error;
+  if (isDatabaseUnavailable(error)) return new AirlockError('SERVICE_UNAVAILABLE', undefined, { cause: error });
+  return new AirlockError('INTERNAL', `Something went wrong on our side (reference ${runId}).`, { cause: error });
 }
 
 export interface TurnContext {
@@ -154,10 +163,21 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       return [...drafts, ...(await settle(tx, { status: 'done', stopReason: 'end_turn' }))];
     });
   } catch (error) {
-    yield* await finishAfterError(error).catch((e) => {
-      deps.log.error({ err: e, runId }, 'could not record the end of a run');
-      return [];
-    });
+    const saved = transcript.saveAnswer();
+    let ending: LedgerEvent[];
+    try {
+      ending = await finishAfterError(error);
+    } catch (finishError) {
+      // The database is away: the answer so far and the run's end are written when it is back.
+      if (isDatabaseUnavailable(finishError) && deps.pendingWrites) {
+        deps.pendingWrites.defer(`end of run ${runId}`, async () => {
+          transcript.restoreAnswer(saved);
+          await finishAfterError(error);
+        });
+      } else deps.log.error({ err: finishError, runId }, 'could not record the end of a run');
+      throw isDatabaseUnavailable(finishError) ? finishError : error;
+    }
+    yield* ending;
   } finally {
     if (!settled) await ctx.lease.release().catch(() => {});
   }
@@ -171,7 +191,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
         return [...answerDraft(runId, text, { cancelled: true }), ...(await settle(tx, { status: 'cancelled', stopReason: reason }))];
       });
     }
-    const failure = isAirlockError(error) ? error : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${runId}).`, { cause: error });
+    const failure = toTurnError(error, runId);
     if (failure.code === 'INTERNAL') deps.log.error({ err: error, runId }, 'turn failed');
     const mark = { code: failure.code, detail: failure.message };
     return commit(async (tx) => {

@@ -33,10 +33,10 @@ export interface TurnUser {
 }
 
 /**
- * Where uploaded files live. Transports store uploads their own way (Gradio: content-addressed
- * under its data dir); the engine only asks whether a reference is one it may use.
+ * Where uploaded files live. Transports store uploads their own way (Gradio: under its data dir,
+ * per owner); the engine only asks whether a reference is one this user may attach.
  */
 export interface FileStorage {
-  /** The absolute path of a stored upload, or null when `path` is not one of ours. */
-  resolve(path: string): string | null;
+  /** The absolute path of a stored upload of this user, or null when `path` is not one of theirs. */
+  resolve(path: string, userId: string): Promise<string | null>;
 }

@@ -6,14 +6,15 @@ import type { TurnInput } from '../../../../server/engine/types.ts';
 
 const ev = (kind: string, payload: Record<string, unknown> = {}) => ({ kind, payload }) as unknown as LedgerEvent;
 const input = (over: Partial<TurnInput> = {}): TurnInput => ({ text: 'hi', files: [], conversationId: null, action: null, requestId: null, approvalId: null, ...over });
-const storage = { resolve: (p: string) => (p.startsWith('/ours/') ? p : null) };
+const storage = { resolve: async (p: string, user: string) => (p.startsWith(`/${user}/`) ? p : null) };
 
 describe('submit policy', () => {
-  it('refuses empty messages and files that are not ours', () => {
-    expect(() => checkTurnInput(input({ text: '' }), storage)).toThrow(/empty/);
-    expect(() => checkTurnInput(input({ files: [{ path: '/etc/passwd' }] }), storage)).toThrow(/not uploaded here/);
-    expect(() => checkTurnInput(input({ text: '', files: [{ path: '/ours/a.txt' }] }), storage)).not.toThrow();
-    expect(() => checkTurnInput(input({ text: '', action: 'confirm' }), storage)).not.toThrow();
+  it("refuses empty messages and files that are not the user's", async () => {
+    await expect(checkTurnInput(input({ text: '' }), storage, 'ann')).rejects.toThrow(/empty/);
+    await expect(checkTurnInput(input({ files: [{ path: '/etc/passwd' }] }), storage, 'ann')).rejects.toThrow(/not uploaded here/);
+    await expect(checkTurnInput(input({ files: [{ path: '/bob/a.txt' }] }), storage, 'ann')).rejects.toThrow(/not uploaded here/);
+    await expect(checkTurnInput(input({ text: '', files: [{ path: '/ann/a.txt' }] }), storage, 'ann')).resolves.toBeUndefined();
+    await expect(checkTurnInput(input({ text: '', action: 'confirm' }), storage, 'ann')).resolves.toBeUndefined();
   });
   it('the request hash ignores the request id and names what was asked', () => {
     expect(requestHash(input({ requestId: 'a' }))).toBe(requestHash(input({ requestId: 'b' })));
