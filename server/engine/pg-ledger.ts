@@ -110,20 +110,25 @@ export class PgLedger implements Ledger {
   }
 }
 
+/**
+ * One statement (one round trip): take the seqs from the head row, insert the events, notify.
+ * The head row stays locked until the caller's transaction ends, so seqs are gap-free.
+ */
 async function insertEvents(tx: Queryable, conversationId: string, drafts: EventDraft[]): Promise<LedgerEvent[]> {
-  const { rows: head } = await tx.query<{ last_seq: string }>(
-    `INSERT INTO conversation_event_heads (conversation_id, last_seq) VALUES ($1, $2)
-     ON CONFLICT (conversation_id) DO UPDATE SET last_seq = conversation_event_heads.last_seq + EXCLUDED.last_seq
-     RETURNING last_seq`,
-    [conversationId, drafts.length],
-  );
-  const first = Number(head[0].last_seq) - drafts.length + 1;
   const { rows } = await tx.query<EventRow>(
-    `INSERT INTO conversation_events (conversation_id, seq, run_id, kind, payload)
-     SELECT $1, s, r, k, p FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::jsonb[]) AS t(s, r, k, p)
-     RETURNING ${COLUMNS}`,
-    [conversationId, drafts.map((_, i) => first + i), drafts.map(runIdOf), drafts.map((d) => d.kind), drafts.map((d) => JSON.stringify(d.payload))],
+    `WITH head AS (
+       INSERT INTO conversation_event_heads (conversation_id, last_seq) VALUES ($1, $2)
+       ON CONFLICT (conversation_id) DO UPDATE SET last_seq = conversation_event_heads.last_seq + EXCLUDED.last_seq
+       RETURNING last_seq
+     ), inserted AS (
+       INSERT INTO conversation_events (conversation_id, seq, run_id, kind, payload)
+       SELECT $1, head.last_seq - $2 + t.n, t.r, t.k, t.p
+       FROM head, unnest($3::uuid[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS t(r, k, p, n)
+       RETURNING ${COLUMNS}
+     )
+     SELECT inserted.*, pg_notify('${CHANNEL_PREFIX}' || current_schema(), $1 || ':' || head.last_seq) IS NULL AS _n
+     FROM inserted, head ORDER BY inserted.seq`,
+    [conversationId, drafts.length, drafts.map(runIdOf), drafts.map((d) => d.kind), drafts.map((d) => JSON.stringify(d.payload))],
   );
-  await tx.query(`SELECT pg_notify('${CHANNEL_PREFIX}' || current_schema(), $1)`, [`${conversationId}:${first + drafts.length - 1}`]);
-  return rows.map(toEvent).sort((a, b) => a.seq - b.seq);
+  return rows.map(toEvent);
 }

@@ -16,7 +16,7 @@
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
 import type { ConversationLease } from '../chat/lease.ts';
-import { markResumed } from '../db/approvals.ts';
+import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
@@ -86,7 +86,8 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
 
   try {
     let resolved: ResolvedApproval[] = [];
-    yield* await commit(async (tx) => {
+    // Most turns find nothing pending: skip the transaction (time to first token).
+    if ((await listPendingApprovals(deps.pool, conversationId)).length > 0) yield* await commit(async (tx) => {
       resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
