@@ -133,13 +133,16 @@ export function createEngine(options: EngineOptions) {
       await checkTurnInput(rawInput, options.files, user.userId);
       const input = { ...rawInput, requestId: rawInput.requestId ?? randomUUID() };
       const hash = requestHash(input);
-      // Before the lease: a retry of a running turn must find it, never CONVERSATION_BUSY.
-      const existing = await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId });
+      // Before the lease: a retry of a running turn must find it, never CONVERSATION_BUSY. (A key
+      // we generated cannot have been used; the conversation lookup runs alongside.)
+      const [existing, conversation] = await Promise.all([
+        rawInput.requestId ? findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }) : null,
+        input.conversationId ? getConversationForUser(pool, { userId: user.userId, id: input.conversationId }) : null,
+      ]);
       if (existing) return replay(existing, hash);
 
       let conversationId: string;
       if (input.conversationId) {
-        const conversation = await getConversationForUser(pool, { userId: user.userId, id: input.conversationId });
         if (!conversation) throw input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
         conversationId = conversation.id;
       } else if (input.action) {

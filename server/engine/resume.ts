@@ -39,3 +39,28 @@ export async function stillPending(pool: Pool, conversationId: string): Promise<
   const [first] = await listPendingApprovals(pool, conversationId);
   return first?.expiresAt ?? null;
 }
+
+/**
+ * Starts pulling `source` now (its first value is requested at once) and hands the values out
+ * later, in order. `stop()` ends it when nobody will read it.
+ */
+export function startEarly<T>(source: AsyncIterable<T>): AsyncIterable<T> & { stop(): Promise<void> } {
+  const it = source[Symbol.asyncIterator]();
+  const first = it.next();
+  first.catch(() => {}); // read (and rethrown) by the consumer; no unhandled rejection meanwhile
+  let finished = false;
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        for (let r = await first; !r.done; r = await it.next()) yield r.value;
+        finished = true;
+      } finally {
+        if (!finished) await it.return?.(undefined);
+      }
+    },
+    async stop() {
+      await first.catch(() => {});
+      await it.return?.(undefined).catch(() => {});
+    },
+  };
+}

@@ -23,7 +23,7 @@ import { AirlockError, isAirlockError } from '../errors.ts';
 import { answerDraft, approvalRequestedDraft, approvalResolvedDraft, runFinishedDraft, toolCallDraft, toolResultDraft, type RunSummary } from './drafts.ts';
 import type { EventDraft, LedgerEvent, LiveEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
-import { concatUnlessPaused, resumeOwed, stillPending } from './resume.ts';
+import { concatUnlessPaused, resumeOwed, startEarly, stillPending } from './resume.ts';
 import { Transcript } from './transcript.ts';
 import type { TurnInput, TurnUser } from './types.ts';
 
@@ -106,18 +106,28 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       }
       events = resumeOwed(deps, owed, runContext);
     } else {
-      yield* await commit(async (tx) => {
-        await transcript.user(input.text, input.files, tx);
-        return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files: input.files } }];
-      });
       const run = () => deps.agent.run({ ...runContext, text: withFileNotes(input) });
       // A confirmed action is done before the new message, never dropped; otherwise the agent
       // answers the superseded tool calls itself before it takes the new message.
-      if (owed?.runsSomething) events = concatUnlessPaused(resumeOwed(deps, owed, runContext), run);
+      let agentEvents: AsyncIterable<AgentEvent>;
+      if (owed?.runsSomething) agentEvents = concatUnlessPaused(resumeOwed(deps, owed, runContext), run);
       else {
         if (owed) await markResumed(deps.pool, owed.approvalIds, deps.now());
-        events = run();
+        agentEvents = run();
       }
+      // The agent starts before the user message commits: the model call overlaps the commit
+      // (time to first token); its events are read only after user.message.
+      const started = startEarly(agentEvents);
+      try {
+        yield* await commit(async (tx) => {
+          await transcript.user(input.text, input.files, tx);
+          return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files: input.files } }];
+        });
+      } catch (error) {
+        void started.stop(); // not awaited: the model may take its time to answer first
+        throw error;
+      }
+      events = started;
     }
 
     for await (const event of events) {
