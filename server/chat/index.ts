@@ -11,6 +11,7 @@ import { createUserTokenVerifier } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { gradioPlugin } from '../gradio/index.ts';
+import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
@@ -53,6 +54,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const handler = createChatHandler({
     pool,
     uploadDir,
+    prepareAttachments: createChatAttachments({ db: pool, uploadDir, settings: config.attachments }),
     agent,
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,

@@ -1,0 +1,40 @@
+/**
+ * Joins the attachment module to the chat turn: reads a message's files from the Gradio upload
+ * store and records, per file, what the model got (status + note) on the user's message.
+ * The only place that knows where attached bytes live.
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { createPgExtractCache, prepareAttachments, type AttachmentReport, type AttachmentSettings, type PreparedAttachments } from '../attachments/index.ts';
+import type { Queryable } from '../db/index.ts';
+import { resolveStoredPath } from '../gradio/index.ts';
+import type { FileRef } from './input.ts';
+
+/** A message's files -> content parts for the model + a report per file. Never throws for a bad file. */
+export type PrepareChatAttachments = (files: FileRef[]) => Promise<PreparedAttachments>;
+
+/** A file as stored on the user's message: the client's reference plus what the model got of it. */
+export type ReportedFileRef = FileRef & Partial<Pick<AttachmentReport, 'kind' | 'status' | 'note'>>;
+
+export function createChatAttachments(options: { db: Queryable; uploadDir: string; settings: AttachmentSettings }): PrepareChatAttachments {
+  const cache = createPgExtractCache(options.db);
+  const read = async (file: FileRef) => {
+    const full = resolveStoredPath(options.uploadDir, file.path);
+    if (!full) throw new Error('not an uploaded file');
+    return readFile(full);
+  };
+  return (files) =>
+    prepareAttachments(
+      files.map((f) => ({ ref: f, name: f.orig_name ?? f.path.split(/[\\/]/).pop() ?? 'file', mimeType: f.mime_type })),
+      { readFile: read, settings: options.settings, cache },
+    );
+}
+
+/** The files with their reports merged in (the real size wins over the client's claim). */
+export function withReports(files: FileRef[], reports: AttachmentReport[]): ReportedFileRef[] {
+  return files.map((f, i) => {
+    const r = reports[i];
+    if (!r) return f;
+    return { ...f, size: r.size, kind: r.kind, status: r.status, ...(r.note ? { note: r.note } : {}) };
+  });
+}
