@@ -16,6 +16,12 @@ const TEXT_EXTENSIONS = new Set([
   'zsh', 'ps1', 'sql', 'graphql', 'proto', 'tf', 'hcl', 'dockerfile', 'makefile', 'gradle', 'diff', 'patch', 'lua', 'r',
 ]);
 
+/** Types named by extension when the client claimed none (the rest is text/plain). */
+const TEXT_TYPES: Record<string, string> = {
+  csv: 'text/csv', tsv: 'text/tab-separated-values', md: 'text/markdown', markdown: 'text/markdown', json: 'application/json',
+  xml: 'application/xml', html: 'text/html', htm: 'text/html', yaml: 'application/yaml', yml: 'application/yaml',
+};
+
 const TEXT_MIME = /^(text\/|application\/(json|x-ndjson|xml|yaml|x-yaml|toml|javascript|typescript|x-sh|sql|csv)\b)|\+(json|xml)\b/i;
 
 const IMAGE_MAGIC: Array<{ mime: string; test: (b: Uint8Array) => boolean }> = [
@@ -90,8 +96,8 @@ export function classifyFile(file: { name: string; mimeType?: string; head: Uint
   if (claimed === 'application/pdf' || ext === 'pdf') return { kind: 'pdf', mimeType: 'application/pdf' };
   const text = looksLikeText(file.head, file.size > file.head.length);
   if (text) {
-    const declared = TEXT_MIME.test(claimed) || TEXT_EXTENSIONS.has(ext);
-    return { kind: 'text', mimeType: declared && claimed ? claimed : 'text/plain' };
+    if (TEXT_MIME.test(claimed)) return { kind: 'text', mimeType: claimed };
+    return { kind: 'text', mimeType: TEXT_EXTENSIONS.has(ext) ? (TEXT_TYPES[ext] ?? 'text/plain') : 'text/plain' };
   }
   return { kind: 'other', mimeType: claimed || 'application/octet-stream' };
 }
