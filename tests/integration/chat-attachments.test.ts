@@ -44,7 +44,7 @@ afterAll(async () => {
 
 /** Uploads through the real client, then submits the Python-shaped {text, files} message. */
 async function send(client: Client, base: string, text: string, files: Array<{ name: string; data: Buffer | Uint8Array; type?: string }>): Promise<{ turn: Turn; request: ModelRequest | undefined }> {
-  const uploaded = await client.upload_files(`${base}/api/agent/gradio`, files.map((f) => new File([f.data], f.name, { type: f.type ?? '' })));
+  const uploaded = await client.upload_files(`${base}/api/agent/gradio`, files.map((f) => new File([new Uint8Array(f.data)], f.name, { type: f.type ?? '' })));
   expect(uploaded.error).toBeUndefined();
   const refs = (uploaded.files ?? []).map((path, i) => ({ path, orig_name: files[i].name, size: files[i].data.length, mime_type: files[i].type, meta: { _type: 'gradio.FileData' } }));
   const before = model.requests.length;
