@@ -7,7 +7,7 @@ import type { Client } from '@gradio/client';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chat, collect, connectChat, login, type Turn } from '../helpers/chat-client.ts';
+import { collect, connectChat, login, type Turn } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { lastUserParts, PNG_1PX, startScriptedModel, type ModelRequest } from './attachment-fixtures.ts';
@@ -198,9 +198,22 @@ describe('attached content is untrusted', () => {
   });
 });
 
-describe('the offline default', () => {
-  it('reads attachments too (chat helper sanity: a plain message still works)', async () => {
-    const turn = await collect(chat(admin, 'hello'));
-    expect(turn.status).toBe('complete');
+describe('the built-in offline model (the demo)', () => {
+  it('answers "what went wrong in the attached log" and "summarize the attached file" from the file', async () => {
+    const demoDb = await createTestDatabase();
+    const demo = await startTestServer({ db: demoDb });
+    const client = await connectChat(demo.url, await login(demo.url, 'viewer'));
+    try {
+      const wrong = await send(client, demo.url, 'what went wrong in the attached log?', [{ name: 'app.log', data: Buffer.from(LOG), type: 'text/plain' }]);
+      expect(wrong.turn.final!.content).toContain('In **app.log**, these 2 lines mention an error or failure:');
+      expect(wrong.turn.final!.content).toContain('ERROR payment provider timeout after 5000 ms');
+      const summary = await send(client, demo.url, 'summarize the attached file', [{ name: 'app.log', data: Buffer.from(LOG), type: 'text/plain' }]);
+      expect(summary.turn.final!.content).toContain('**app.log** has 6 lines and');
+      expect(summary.turn.final!.content).toContain('2026-12-02 09:00:01 INFO  service starting');
+    } finally {
+      client.close();
+      await demo.close();
+      await demoDb.drop();
+    }
   });
 });
