@@ -1,32 +1,29 @@
 /**
- * Joins the attachment module to the chat turn: reads a message's files from the Gradio upload
- * store and records, per file, what the model got (status + note) on the user's message.
- * The only place that knows where attached bytes live.
+ * Joins the attachment module to the chat turn: reads a message's files from where the upload
+ * store resolved them (the caller's own uploads only) and records, per file, what the model got
+ * (status + note) on the user's message.
  * @module
  */
 import { readFile } from 'node:fs/promises';
 import { createPgExtractCache, prepareAttachments, type AttachmentReport, type AttachmentSettings, type PreparedAttachments } from '../attachments/index.ts';
 import type { Queryable } from '../db/index.ts';
-import { resolveStoredPath } from '../gradio/index.ts';
 import type { FileRef } from './input.ts';
 
-/** A message's files -> content parts for the model + a report per file. Never throws for a bad file. */
-export type PrepareChatAttachments = (files: FileRef[]) => Promise<PreparedAttachments>;
+/**
+ * A message's files (with where each is stored, as the upload store resolved it for the caller)
+ * -> content parts for the model + a report per file. Never throws for a bad file.
+ */
+export type PrepareChatAttachments = (files: FileRef[], storedPaths: string[]) => Promise<PreparedAttachments>;
 
 /** A file as stored on the user's message: the client's reference plus what the model got of it. */
 export type ReportedFileRef = FileRef & Partial<Pick<AttachmentReport, 'kind' | 'status' | 'note'>>;
 
-export function createChatAttachments(options: { db: Queryable; uploadDir: string; settings: AttachmentSettings }): PrepareChatAttachments {
+export function createChatAttachments(options: { db: Queryable; settings: AttachmentSettings }): PrepareChatAttachments {
   const cache = createPgExtractCache(options.db);
-  const read = async (file: FileRef) => {
-    const full = resolveStoredPath(options.uploadDir, file.path);
-    if (!full) throw new Error('not an uploaded file');
-    return readFile(full);
-  };
-  return (files) =>
+  return (files, storedPaths) =>
     prepareAttachments(
-      files.map((f) => ({ ref: f, name: f.orig_name ?? f.path.split(/[\\/]/).pop() ?? 'file', mimeType: f.mime_type })),
-      { readFile: read, settings: options.settings, cache },
+      files.map((f, i) => ({ ref: storedPaths[i], name: f.orig_name ?? f.path.split(/[\\/]/).pop() ?? 'file', mimeType: f.mime_type })),
+      { readFile: (path: string) => readFile(path), settings: options.settings, cache },
     );
 }
 

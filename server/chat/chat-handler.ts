@@ -121,7 +121,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         events = resumeOwed(owed, runContext);
       } else {
         // Before the model call and once per turn: extraction never sits on the token path.
-        const attached = await (deps.prepareAttachments ?? noAttachments)(input.files);
+        const attached = await (deps.prepareAttachments ?? noAttachments)(input.files, found.map((f) => f!.path));
         const files = withReports(input.files, attached.reports);
         await transcript.user(input.text, files);
         if (files.length) yield emit({ type: 'attachments', files });

@@ -55,7 +55,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const handler = createChatHandler({
     pool,
     uploadDir,
-    prepareAttachments: createChatAttachments({ db: pool, uploadDir, settings: config.attachments }),
+    prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
     agent,
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,

@@ -22,7 +22,7 @@ describe('parseAttachments', () => {
     const files = parseAttachments(joined(m));
     expect(files).toEqual([
       { name: 'app.log', type: 'text/plain', size: LOG.length, body: LOG },
-      { name: 'notes "v2".md', type: 'text/plain', size: 8, body: '# Notes\n' },
+      { name: 'notes "v2".md', type: 'text/markdown', size: 8, body: '# Notes\n' },
     ]);
     expect(withoutAttachments(joined(m))).toBe('look at this');
   });
