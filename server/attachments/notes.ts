@@ -68,7 +68,7 @@ export function unreadNote(kind: AttachmentKind, file: FileFacts): string {
 
 /** What the model is told about a file that failed to read or parse. */
 export function failedNote(reason: string): string {
-  return `[The file could not be read: ${reason}. Its contents are not included; tell the user.]`;
+  return `[The file could not be read: ${reason}. Its contents are not included. Tell the user.]`;
 }
 
 /** The short note shown to the user on the file's chip. */

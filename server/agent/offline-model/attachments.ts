@@ -54,8 +54,9 @@ function fence(text: string): string {
   return `${ticks}\n${text}\n${ticks}`;
 }
 
+/** The gateway's note, without its instruction to the model ("Tell the user …"). */
 function noteAbout(a: FramedAttachment): string {
-  return `About **${a.name}**: ${a.body.trim().slice(1, -1)}`;
+  return `About **${a.name}**: ${a.body.trim().slice(1, -1).replace(/\s*Tell the user[^.]*\.$/, '')}`;
 }
 
 function cutRemark(a: FramedAttachment): string {

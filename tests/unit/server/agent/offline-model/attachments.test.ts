@@ -7,7 +7,7 @@ const LOG = ['2026-12-01 10:00 INFO start', '2026-12-01 10:01 ERROR disk full on
 const TOOLS: OfferedTool[] = [{ name: 'deploy_service', parameters: { required: ['service', 'version', 'environment'], properties: { service: {}, version: {}, environment: {} } } }];
 
 /** Framed exactly as the gateway frames them (the real prepareAttachments). */
-async function message(text: string, files: Record<string, string>, settings = { maxBytesPerFile: 10_000, maxBytesPerTurn: 10_000, vision: false }): Promise<ChatMessageIn> {
+async function message(text: string, files: Record<string, string | Buffer>, settings = { maxBytesPerFile: 10_000, maxBytesPerTurn: 10_000, vision: false }): Promise<ChatMessageIn> {
   const { parts } = await prepareAttachments(
     Object.keys(files).map((name) => ({ ref: name, name })),
     { readFile: async (name: string) => Buffer.from(files[name]), settings },
@@ -48,6 +48,12 @@ describe('summarizeAttachments / quoteErrorLines', () => {
     const text = quoteErrorLines(files);
     expect(text).toContain('I found no line mentioning an error or failure in **ok.log**.');
     expect(text).toContain('About **x.bin**: A file of type application/octet-stream (2 bytes) is attached; its contents are not readable');
+  });
+
+  it('relays the note about an image it cannot see, without the instruction meant for the model', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const text = summarizeAttachments(parseAttachments(joined(await message('', { 'pic.png': png }))));
+    expect(text).toBe('About **pic.png**: An image (image/png, 16 bytes) is attached, but this model cannot see images.');
   });
 
   it('says when it only saw the head and tail', async () => {
