@@ -8,5 +8,6 @@ export { prepareAttachments, type AttachmentDeps } from './prepare.ts';
 export { createPgExtractCache, contentHash, type ExtractCache } from './cache.ts';
 export { classifyFile } from './classify.ts';
 export { allocateBudget, cutToBudget } from './budget.ts';
+export { extractPdfOffThread } from './off-thread.ts';
 export { ATTACHMENT_OPEN } from './notes.ts';
 export type * from './types.ts';

@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { allocateBudget, cutToBudget } from './budget.ts';
 import { cachedExtract, type ExtractCache } from './cache.ts';
 import { classifyFile, SNIFF_BYTES } from './classify.ts';
-import { decodeText, extractPdf } from './extract.ts';
+import { decodeText } from './extract.ts';
+import { extractPdfOffThread } from './off-thread.ts';
 import { budgetSpentNote, cutBody, failedNote, formatSize, frame, unreadNote, userNote, type FileFacts } from './notes.ts';
 import type { AttachmentInput, AttachmentKind, AttachmentReport, AttachmentSettings, ContentPart, PreparedAttachments, ReadAttachment } from './types.ts';
 
@@ -43,7 +44,7 @@ async function load<Ref>(file: AttachmentInput<Ref>, deps: AttachmentDeps<Ref>):
   if (kind === 'text') return { facts, kind, text: decodeText(bytes) };
   if (kind === 'image') return { facts, kind, image: bytes };
   if (kind === 'pdf') {
-    const extracted = await cachedExtract(deps.cache, bytes, kind, () => extractPdf(bytes));
+    const extracted = await cachedExtract(deps.cache, bytes, kind, () => extractPdfOffThread(bytes));
     return 'error' in extracted ? { facts, kind, error: extracted.error } : { facts, kind, text: extracted.text };
   }
   return { facts, kind };
