@@ -91,6 +91,13 @@ describe('attachments reach the model', () => {
     expect(await file.text()).toBe(LOG);
   });
 
+  it('files without a message: the model gets a placeholder as the user\'s words and the file', async () => {
+    const { turn, request } = await send(admin, server.url, '', [{ name: 'app.log', data: Buffer.from(LOG), type: 'text/plain' }]);
+    expect(turn.status).toBe('complete');
+    expect(textParts(request)[0]).toBe('(No message text: see the attached files.)');
+    expect(turn.final!.content).toContain('**app.log** has 6 lines and');
+  });
+
   it('a CSV, sent the ADR way ({text, files} + [conversation_id, action]): summarized with line and word counts', async () => {
     const csv = 'service,errors,latency_ms\npayments-api,12,340\ncheckout-api,0,120\nsearch-api,3,95\n';
     const [path] = (await admin.upload_files(`${server.url}/api/agent/gradio`, [new File([csv], 'errors.csv', { type: 'text/csv' })])).files ?? [];
