@@ -32,6 +32,7 @@ export function withReports(files: FileRef[], reports: AttachmentReport[]): Repo
   return files.map((f, i) => {
     const r = reports[i];
     if (!r) return f;
-    return { ...f, size: r.size, kind: r.kind, status: r.status, ...(r.note ? { note: r.note } : {}) };
+    // A file that could not be read reports size 0: keep what the client said then.
+    return { ...f, size: r.size || f.size, kind: r.kind, status: r.status, ...(r.note ? { note: r.note } : {}) };
   });
 }
