@@ -46,6 +46,16 @@ const EnvSchema = z.object({
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** YAML or JSON file naming MCP servers whose tools the agent gets (README "Bring your own tools"). */
+  TOOLS_FILE: z.string().optional(),
+  /** Tool results longer than this are cut for the model, with a note saying so. */
+  TOOL_RESULT_MAX_CHARS: z.coerce.number().int().min(100).default(20_000),
+  /** How many MCP tools (best ranked for the request) the model is offered per turn. */
+  MCP_TOOLS_TOP_N: z.coerce.number().int().min(0).max(100).default(5),
+  /** Timeout of one MCP request (connect, list, call). */
+  MCP_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** The built-in operations tools; off leaves the agent with its MCP tools only. */
+  BUILTIN_TOOLS: bool.default(true),
 });
 
 export interface Config {
@@ -67,6 +77,7 @@ export interface Config {
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
+  tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
 }
 
 export class ConfigError extends Error {
@@ -111,5 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    tools: {
+      file: e.TOOLS_FILE ? resolve(e.TOOLS_FILE) : undefined,
+      resultMaxChars: e.TOOL_RESULT_MAX_CHARS,
+      mcpTopN: e.MCP_TOOLS_TOP_N,
+      mcpTimeoutMs: e.MCP_TIMEOUT_MS,
+      builtin: e.BUILTIN_TOOLS,
+    },
   };
 }
