@@ -64,7 +64,7 @@ export class McpConnection {
 
   /** One connect attempt: initialize, list every tool (all pages). Never throws. */
   async connect(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#closed || this.#permanent) return;
     this.#clearTimer();
     this.health = 'connecting';
     const client = new Client({ name: 'airlock-gateway', version: '1.0.0' });

@@ -4,7 +4,8 @@
  * @module
  */
 import { CLARIFY_MARKER, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
-import { parseIntent, type Intent } from './intents.ts';
+import { parseExternalIntent } from './external-intents.ts';
+import { KNOWN_TOOLS, parseIntent, type Intent } from './intents.ts';
 
 /** The parts of an OpenAI chat message the offline model reads. */
 export interface ChatMessageIn {
@@ -71,8 +72,21 @@ function splitRequests(text: string): string[] {
   return text.split(/\s*(?:;|\band also\b|\band then\b|\bthen also\b)\s*/i).filter((s) => s.trim().length > 0);
 }
 
-function intentsOf(text: string): Intent[] {
-  return splitRequests(text).map(parseIntent).filter((x): x is Intent => x !== null);
+/**
+ * One intent per request: the built-in rules, unless an offered external (MCP) tool fits better
+ * (two or more of its name's words said, or no built-in tool offered for the request).
+ */
+function intentsOf(text: string, tools: OfferedTool[]): Intent[] {
+  const external = tools.filter((t) => !KNOWN_TOOLS.has(t.name));
+  const offered = new Set(tools.map((t) => t.name));
+  return splitRequests(text)
+    .map((t) => {
+      const builtin = parseIntent(t);
+      const other = external.length ? parseExternalIntent(t, external) : null;
+      if (other && (other.matched >= 2 || !builtin || !offered.has(builtin.tool))) return { tool: other.tool, args: other.args };
+      return builtin;
+    })
+    .filter((x): x is Intent => x !== null);
 }
 
 /** Decides the reply to a chat request. */
@@ -80,9 +94,9 @@ export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decisi
   if (messages.at(-1)?.role === 'tool') return { type: 'text', text: renderToolResults(trailingResults(messages)) };
 
   const request = currentRequest(messages);
-  let intents = request.followUp ? intentsOf(request.followUp) : [];
+  let intents = request.followUp ? intentsOf(request.followUp, tools) : [];
   const answersQuestion = intents.length > 0;
-  if (intents.length === 0) intents = intentsOf(request.text);
+  if (intents.length === 0) intents = intentsOf(request.text, tools);
   if (intents.length === 0) return { type: 'text', text: renderHelp(request.text) };
 
   const offered = new Map(tools.map((t) => [t.name, t]));
