@@ -1,0 +1,139 @@
+/**
+ * MCP over streamable HTTP, end to end: the real @modelcontextprotocol/server-everything as a child
+ * process (its binary path, `streamableHttp`), loaded from a TOOLS_FILE. Structured output reaches
+ * the card; a long result is cut for the model with a note; the server SIGKILLed mid-call ends that
+ * call as tool_error TOOL_FAILURE while the run carries on; once it is back, the next turn works.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Client } from '@gradio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { freePort } from '../helpers/nginx.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+let db: TestDatabase;
+let server: TestServer;
+let admin: Client;
+let dir: string;
+let port: number;
+let everything: ChildProcess;
+
+const meta = (m: WireMessage | undefined) => (m?.metadata ?? {}) as Record<string, unknown>;
+
+/** Starts the everything server on `port` and resolves once it listens. */
+function startEverything(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolvePromise, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/listening on port/.test(output)) resolvePromise(child);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`everything exited ${code}: ${output}`)));
+  });
+}
+
+async function serverStatus(): Promise<Record<string, unknown>> {
+  const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+  return status.servers.find((s: { name: string }) => s.name === 'everything');
+}
+
+async function waitForStatus(want: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await serverStatus();
+    if (s.status === want || Date.now() > until) return s;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'airlock-mcp-everything-'));
+  port = await freePort();
+  everything = await startEverything();
+  const toolsFile = join(dir, 'tools.json');
+  await writeFile(toolsFile, JSON.stringify({ servers: [{ name: 'everything', url: `http://127.0.0.1:${port}/mcp` }] }));
+  db = await createTestDatabase();
+  server = await startTestServer({ db, env: { TOOLS_FILE: toolsFile, TOOL_RESULT_MAX_CHARS: '120', MCP_TIMEOUT_MS: '20000' } });
+  admin = await connectChat(server.url, await login(server.url, 'admin'));
+}, 60_000);
+
+afterAll(async () => {
+  admin?.close();
+  await server?.close();
+  everything?.kill('SIGKILL');
+  await db?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('MCP everything server over streamable HTTP', () => {
+  it('lists its tools: readiness says up with the tool count', async () => {
+    const s = await serverStatus();
+    expect(s).toMatchObject({ transport: 'http', status: 'up', last_error: null });
+    expect(Number(s.tools)).toBeGreaterThanOrEqual(10);
+  });
+
+  it('a call with structuredContent shows the structured object on the card', async () => {
+    const turn = await collect(chat(admin, 'get the structured content for Chicago'));
+    expect(turn.status).toBe('complete');
+    const start = turn.messages.find((m) => m.metadata.type === 'tool_start');
+    expect(meta(start)).toMatchObject({ tool: 'everything_get_structured_content', input: { location: 'Chicago' } });
+    const end = turn.messages.find((m) => m.metadata.type === 'tool_end');
+    expect(meta(end).output).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+    expect(turn.final!.content).toMatch(/36/);
+  });
+
+  it('a long result is cut for the model with a note; the card keeps it whole', async () => {
+    const turn = await collect(chat(admin, 'get the env'));
+    const end = turn.messages.find((m) => m.metadata.type === 'tool_end');
+    expect(meta(end)).toMatchObject({ tool: 'everything_get_env' });
+    expect(JSON.stringify(meta(end).output).length).toBeGreaterThan(120);
+    expect(turn.final!.content).toMatch(/Result cut: \d+ characters, only the first 120 are shown/);
+  });
+
+  it('the server killed mid-call: tool_error TOOL_FAILURE, the run carries on; after it comes back the next turn works', async () => {
+    // 1. kill -9 the server while its 10 s operation runs (1.5 s in: the call's stream is open)
+    let killedAt = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const turn = await collect(chat(admin, 'trigger the long running operation with duration 10 and steps 10'), (m) => {
+      if (m.metadata.type === 'tool_start' && !timer) {
+        timer = setTimeout(() => {
+          killedAt = Date.now();
+          everything.kill('SIGKILL');
+        }, 1500);
+      }
+    });
+    expect(killedAt).toBeGreaterThan(0);
+    expect(turn.status).toBe('complete');
+    const failure = turn.messages.find((m) => m.metadata.type === 'tool_error');
+    expect(meta(failure)).toMatchObject({ tool: 'everything_trigger_long_running_operation', code: 'TOOL_FAILURE' });
+    expect(turn.types).not.toContain('tool_end');
+    expect(turn.final!.content.length).toBeGreaterThan(0);
+    // well before the 10 s operation or the 20 s request timeout would have ended it
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    const rows = (await db.pool.query('SELECT outcome, error_code FROM audit_log WHERE tool_call_id = $1', [meta(failure).tool_call_id])).rows;
+    expect(rows).toEqual([{ outcome: 'error', error_code: 'TOOL_FAILURE' }]);
+
+    // 2. readiness says down, with the reason
+    const down = await waitForStatus('down', 5_000);
+    expect(down).toMatchObject({ status: 'down', tools: 0 });
+    expect(String(down.last_error).length).toBeGreaterThan(0);
+
+    // 3. the server comes back on its port; the gateway reconnects by itself (backoff)
+    everything = await startEverything();
+    expect(await waitForStatus('up')).toMatchObject({ status: 'up' });
+    const next = await collect(chat(admin, 'get the structured content for New York'));
+    expect(meta(next.messages.find((m) => m.metadata.type === 'tool_end')).output).toEqual({ temperature: 33, conditions: 'Cloudy', humidity: 82 });
+  }, 60_000);
+});
