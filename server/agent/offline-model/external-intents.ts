@@ -3,8 +3,8 @@
  * from its name's words ("read the file /srv/notes/readme.txt" -> `filesystem_read_file`), the
  * arguments from its JSON schema (paths, the text to write, enum values, numbers). Pure.
  *
- * A tool qualifies when one of its name's verbs is in the request; the best has the most name
- * words in the request, then the fewest left over.
+ * A tool qualifies when one of its name's verbs is in the request (or, for a name without a verb,
+ * two of its words are); the best has the most name words in the request, then the fewest left over.
  * @module
  */
 import type { Intent, ToolArgs } from './intents.ts';
@@ -45,9 +45,10 @@ export function requestWords(text: string): Set<string> {
 function score(tool: SchemaTool, said: Set<string>): { matched: number; unmatched: number } | null {
   const tokens = tool.name.split('_').filter(Boolean).map(singular);
   const verbs = tokens.filter((t) => t in VERBS);
-  if (!verbs.some((v) => VERBS[v].some((w) => said.has(w)))) return null;
   const matched = tokens.filter((t) => said.has(t) || (t in VERBS && VERBS[t].some((w) => said.has(w)))).length;
-  return { matched, unmatched: tokens.length - matched };
+  // A verb in the name must be said; a name without one ("ident_whoami") needs two of its words.
+  const qualifies = verbs.length ? verbs.some((v) => VERBS[v].some((w) => said.has(w))) : matched >= 2;
+  return qualifies ? { matched, unmatched: tokens.length - matched } : null;
 }
 
 const PATH_FIELDS = /^(path|file|filename|file_path|filepath|dir|directory|folder|source|destination|target|uri)$/i;
