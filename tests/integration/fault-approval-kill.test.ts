@@ -1,7 +1,8 @@
 /**
- * Confirmed means done (crash-safety issue, item 2). The gateway is a real process killed with
- * SIGKILL at the moment that matters; the api runs as its own process, so it can be frozen
- * (SIGSTOP) to hold the resumed tool back until the kill has landed.
+ * Faults: kill -9 of the gateway at each step of an approval (crash-safety issue, item 2: confirmed
+ * means done, nothing runs twice). The gateway is a real process killed with SIGKILL at the moment
+ * that matters; the api runs as its own process, so it can be frozen (SIGSTOP) to hold the resumed
+ * tool back until the kill has landed.
  */
 import type { Client } from '@gradio/client';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,7 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createFaultTable } from '../helpers/fault-table.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
+
+const table = createFaultTable('approval-kill');
 
 const SECRET = 'crash-secret-0123456789abcdef';
 let db: TestDatabase;
@@ -28,6 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  table.print();
   for (const p of started) {
     p.child.kill('SIGCONT');
     p.child.kill('SIGKILL');
@@ -94,6 +99,7 @@ describe('kill -9 of the gateway around a confirm', () => {
     // Nothing is owed any more: a second confirm finds nothing to decide.
     const again = await collect(restarted.client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm' }));
     expect(again.final!.metadata).toMatchObject({ type: 'error', code: 'APPROVAL_NOT_FOUND' });
+    table.record({ fault: 'kill -9 gateway after confirm_resolved, before the tool', outcome: 'resumed at next start, ran once', lost: Math.abs(1 - (await deployments('7.7.1'))) });
     restarted.client.close();
     restarted.gateway.child.kill('SIGKILL');
     await restarted.gateway.exited;
@@ -108,6 +114,47 @@ describe('kill -9 of the gateway around a confirm', () => {
     const restarted = await startGateway();
     await untilResumed(ids.approvalId);
     expect(await deployments('7.7.2')).toBe(1);
+    table.record({ fault: 'kill -9 gateway mid-answer (after the tool)', outcome: 'not run again at next start', lost: Math.abs(1 - (await deployments('7.7.2'))) });
+    restarted.client.close();
+    restarted.gateway.child.kill('SIGKILL');
+    await restarted.gateway.exited;
+  });
+
+  it('before confirm: the approval survives the restart and a confirm runs the action once', async () => {
+    const { gateway, client } = await startGateway();
+    const ids = await pauseDeploy(client, '7.7.3');
+    gateway.child.kill('SIGKILL');
+    await gateway.exited;
+    client.close();
+
+    const restarted = await startGateway();
+    const turn = await collect(restarted.client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm', approval_id: ids.approvalId }));
+    expect(turn.messages[0].metadata).toMatchObject({ type: 'confirm_resolved', result: 'confirmed' });
+    expect(turn.types).toContain('tool_end');
+    expect(await deployments('7.7.3')).toBe(1);
+    table.record({ fault: 'kill -9 gateway before confirm', outcome: 'approval answerable after restart, ran once', lost: Math.abs(1 - (await deployments('7.7.3'))) });
+    restarted.client.close();
+    restarted.gateway.child.kill('SIGKILL');
+    await restarted.gateway.exited;
+  });
+
+  it('mid-tool (the request is in flight): the next start repeats it with the same idempotency key, one effect', async () => {
+    const { gateway, client } = await startGateway();
+    const ids = await pauseDeploy(client, '7.7.4');
+    const submission = client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm', approval_id: ids.approvalId });
+    await collect(submission, (m) => {
+      // tool_start: the tool's requests are on their way to the api, which is frozen before it answers.
+      if (m.metadata.type === 'confirm_resolved') api.child.kill('SIGSTOP');
+      if (m.metadata.type === 'tool_start') gateway.child.kill('SIGKILL');
+    }).catch(() => undefined);
+    await gateway.exited;
+    client.close();
+    api.child.kill('SIGCONT'); // the api now serves whatever reached it from the dead gateway
+
+    const restarted = await startGateway();
+    await untilResumed(ids.approvalId);
+    expect(await deployments('7.7.4')).toBe(1);
+    table.record({ fault: 'kill -9 gateway mid-tool', outcome: 'repeated with the same key at next start, one effect', lost: Math.abs(1 - (await deployments('7.7.4'))) });
     restarted.client.close();
     restarted.gateway.child.kill('SIGKILL');
     await restarted.gateway.exited;
