@@ -140,3 +140,25 @@ describe('MCP filesystem server over stdio', () => {
     expect(meta(turn.messages.find((m) => m.metadata.type === 'tool_end'))).toMatchObject({ tool: 'check_health' });
   });
 });
+
+describe('BUILTIN_TOOLS=false: the MCP tools alone', () => {
+  let only: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    const toolsFile = join(dir, 'only-fs.json');
+    await writeFile(toolsFile, JSON.stringify({ servers: [{ name: 'filesystem', command: process.execPath, args: [FS_SERVER, dir] }] }));
+    only = await startTestServer({ db, env: { TOOLS_FILE: toolsFile, BUILTIN_TOOLS: 'false' } });
+    client = await connectChat(only.url, await login(only.url, 'admin'));
+  });
+  afterAll(async () => {
+    client?.close();
+    await only?.close();
+  });
+
+  it('a built-in request finds no built-in tool; an MCP request still runs', async () => {
+    const health = await collect(chat(client, "what's the health of payments-api"));
+    expect(health.types).not.toContain('tool_start');
+    const read = await collect(chat(client, `read the file ${join(dir, 'readme.txt')}`));
+    expect(meta(read.messages.find((m) => m.metadata.type === 'tool_end'))).toMatchObject({ tool: 'filesystem_read_file' });
+  });
+});
