@@ -82,7 +82,7 @@ describe('MCP filesystem server over stdio', () => {
     expect(JSON.stringify(meta(end).output)).toContain('the door opens inward');
     expect(turn.final!.content).toContain('the door opens inward');
     const [row] = await auditRows(String(meta(end).tool_call_id));
-    expect(row).toMatchObject({ operation: 'filesystem_read_file', method: 'MCP', path: 'mcp://filesystem/read_file', outcome: 'success', username: 'admin', user_role: 'admin', service_actor: 'airlock-gateway' });
+    expect(row).toMatchObject({ operation: 'filesystem_read_file', method: 'MCP', path: 'mcp://filesystem/read_file', outcome: 'success', policy_action: 'allow', username: 'admin', user_role: 'admin', service_actor: 'airlock-gateway' });
     expect(row.arguments).toEqual({ path: join(dir, 'readme.txt') });
     expect(row.duration_ms).toBeGreaterThanOrEqual(0);
   });
@@ -117,7 +117,7 @@ describe('MCP filesystem server over stdio', () => {
     expect(meta(again.final)).toMatchObject({ type: 'error', code: 'APPROVAL_NOT_FOUND' });
     const rows = await auditRows(String(meta(end).tool_call_id));
     expect(rows.map((r) => r.outcome)).toEqual(['success']);
-    expect(rows[0]).toMatchObject({ operation: 'filesystem_write_file', arguments: { path: target, content: 'hello' } });
+    expect(rows[0]).toMatchObject({ operation: 'filesystem_write_file', policy_action: 'require_approval', arguments: { path: target, content: 'hello' } });
   });
 
   it('deny writes nothing, says so, and is audited as denied', async () => {
@@ -132,7 +132,7 @@ describe('MCP filesystem server over stdio', () => {
     expect(await exists(target)).toBe(false);
     const toolError = second.messages.find((m) => m.metadata.type === 'tool_error');
     const rows = await auditRows(String(meta(toolError).tool_call_id));
-    expect(rows).toMatchObject([{ operation: 'filesystem_write_file', outcome: 'denied', error_code: 'DENIED' }]);
+    expect(rows).toMatchObject([{ operation: 'filesystem_write_file', outcome: 'denied', error_code: 'DENIED', policy_action: 'require_approval' }]);
   });
 
   it('the built-in tools stay beside the MCP tools', async () => {

@@ -7,6 +7,7 @@
  */
 import { decodeJwt } from 'jose';
 import type { AuditEntry, AuditOutcome } from '../../db/audit.ts';
+import type { ToolAction } from './policy.ts';
 
 /** Where MCP audit rows go (the gateway passes one that writes audit_log). */
 export type McpAuditSink = (entry: AuditEntry) => Promise<void>;
@@ -39,6 +40,8 @@ export function mcpAuditEntry(call: {
   name: string;
   args: Record<string, unknown>;
   result: McpCallOutcome;
+  /** What the policy decided before the call: allow, caution, require_approval (then approved or not) or deny. */
+  action: ToolAction;
   errorCode?: string | null;
   userToken: string;
   serviceToken?: string;
@@ -63,5 +66,6 @@ export function mcpAuditEntry(call: {
     toolCallId: call.toolCallId,
     conversationId: call.conversationId,
     durationMs: call.durationMs === null ? null : Math.round(call.durationMs),
+    policyAction: call.action,
   };
 }

@@ -57,7 +57,7 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
         if (!deps.audit || !ctx) return;
         const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
         const entry = mcpAuditEntry({
-          server, tool: mcpTool.name, name, args, result, errorCode, userToken: ctx.userToken, serviceToken,
+          server, tool: mcpTool.name, name, args, result, action, errorCode, userToken: ctx.userToken, serviceToken,
           toolCallId, conversationId: ctx.conversationId, durationMs: timed ? performance.now() - started : null,
         });
         await deps.audit(entry).catch((error) => deps.warn?.('writing the MCP audit row failed', error));
