@@ -3,6 +3,8 @@
  * - card: `structuredContent` when the server sent it, else the text (parsed when it is JSON),
  *   with non-text blocks named (image, audio, resource links) rather than dumped as base64.
  * - model: the same as text, cut past `maxChars` with a note saying so, never silently.
+ * - the card is cut too, but only past `cardMaxChars(maxChars)`: it is streamed and stored in the
+ *   transcript, so a 50 MB file must not travel whole.
  * @module
  */
 
@@ -64,12 +66,18 @@ export function cutForModel(text: string, maxChars: number): { text: string; tru
   };
 }
 
+/** The card's limit: ten times the model's, at least 100 000 characters. */
+export function cardMaxChars(maxChars: number): number {
+  return Math.max(maxChars * 10, 100_000);
+}
+
 /** Renders a `tools/call` result for the card and the model. */
 export function renderMcpResult(result: McpCallResult, maxChars: number): RenderedResult {
   const text = (result.content ?? []).map(blockText).filter(Boolean).join('\n');
   const structured = result.structuredContent;
-  const output = structured !== undefined ? structured : parseJson(text);
   const full = structured !== undefined ? JSON.stringify(structured) : text;
+  const cardMax = cardMaxChars(maxChars);
+  const output = full.length > cardMax ? cutForModel(full, cardMax).text : structured !== undefined ? structured : parseJson(text);
   const cut = cutForModel(full || '(no content)', maxChars);
   return { output, modelText: cut.text, truncated: cut.truncated, isError: result.isError === true };
 }

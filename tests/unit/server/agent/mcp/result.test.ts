@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockText, cutForModel, renderMcpResult } from '../../../../../server/agent/mcp/result.ts';
+import { blockText, cardMaxChars, cutForModel, renderMcpResult } from '../../../../../server/agent/mcp/result.ts';
 
 describe('renderMcpResult', () => {
   it('text: the card and the model read the text', () => {
@@ -34,5 +34,13 @@ describe('renderMcpResult', () => {
     expect(r.truncated).toBe(true);
     expect(r.modelText).toBe(`${'x'.repeat(100)}\n[Result cut: 250 characters, only the first 100 are shown.]`);
     expect(cutForModel('short', 100)).toEqual({ text: 'short', truncated: false });
+  });
+
+  it('a huge result is cut on the card too, past ten times the limit (at least 100 000)', () => {
+    const huge = 'y'.repeat(150_000);
+    const r = renderMcpResult({ structuredContent: { content: huge } }, 1000);
+    expect(cardMaxChars(1000)).toBe(100_000);
+    expect(typeof r.output).toBe('string');
+    expect(String(r.output)).toMatch(/\[Result cut: 150014 characters, only the first 100000 are shown\.\]$/);
   });
 });
