@@ -63,7 +63,18 @@ beforeAll(async () => {
   port = await freePort();
   everything = await startEverything();
   const toolsFile = join(dir, 'tools.json');
-  await writeFile(toolsFile, JSON.stringify({ servers: [{ name: 'everything', url: `http://127.0.0.1:${port}/mcp` }] }));
+  await writeFile(
+    toolsFile,
+    JSON.stringify({
+      servers: [
+        { name: 'everything', url: `http://127.0.0.1:${port}/mcp` },
+        // The same server over stdio, as a child of the gateway: it must not inherit the gateway's secrets.
+        { name: 'local', command: process.execPath, args: [EVERYTHING, 'stdio'], env: { AIRLOCK_MCP_MARKER: 'given-by-the-tools-file' } },
+      ],
+    }),
+  );
+  // A secret in the gateway's own environment (like SERVICE_CLIENT_SECRET in production).
+  process.env.AIRLOCK_SECRET_PROBE = 'gateway-secret-probe-7f3a';
   db = await createTestDatabase();
   server = await startTestServer({ db, env: { TOOLS_FILE: toolsFile, TOOL_RESULT_MAX_CHARS: '120', MCP_TIMEOUT_MS: '20000' } });
   admin = await connectChat(server.url, await login(server.url, 'admin'));
@@ -100,6 +111,20 @@ describe('MCP everything server over streamable HTTP', () => {
     expect(meta(end)).toMatchObject({ tool: 'everything_get_env' });
     expect(JSON.stringify(meta(end).output).length).toBeGreaterThan(120);
     expect(turn.final!.content).toMatch(/Result cut: \d+ characters, only the first 120 are shown/);
+  });
+
+  it("a stdio server is a child of the gateway but never sees the gateway's secrets, only PATH & co and its own env", async () => {
+    const turn = await collect(chat(admin, 'get the env from local'));
+    const end = turn.messages.find((m) => m.metadata.type === 'tool_end');
+    expect(meta(end)).toMatchObject({ tool: 'local_get_env' });
+    const env = JSON.stringify(meta(end).output);
+    expect(env).toContain('given-by-the-tools-file');
+    expect(env).toContain('PATH');
+    // the gateway process has both; the child got neither
+    expect(process.env.AIRLOCK_SECRET_PROBE).toBe('gateway-secret-probe-7f3a');
+    expect(process.env.DATABASE_URL).toBeTruthy();
+    expect(env).not.toContain('gateway-secret-probe-7f3a');
+    expect(env).not.toContain('DATABASE_URL');
   });
 
   it('the server killed mid-call: tool_error TOOL_FAILURE, the run carries on; after it comes back the next turn works', async () => {
