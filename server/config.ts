@@ -43,6 +43,15 @@ const EnvSchema = z.object({
   USER_TOKEN_TTL_S: z.coerce.number().int().positive().default(8 * 3600),
   SERVICE_TOKEN_TTL_S: z.coerce.number().int().positive().default(300),
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  /** Total bytes of one upload request (default 4 x UPLOAD_MAX_BYTES). */
+  UPLOAD_REQUEST_MAX_BYTES: z.coerce.number().int().positive().optional(),
+  /** Bytes of uploads one user may keep stored. */
+  UPLOAD_QUOTA_BYTES: z.coerce.number().int().positive().default(500 * 1024 * 1024),
+  /** Uploads no message names are removed after this many days (0 keeps them forever). */
+  UPLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(30),
+  /** /chat events one user may run at once, and hold queued + running. */
+  CHAT_USER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  CHAT_USER_QUEUE: z.coerce.number().int().positive().default(16),
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -74,6 +83,8 @@ export interface Config {
   service: { clientId: string; clientSecret: string; secretGenerated: boolean };
   jwt: { issuer: string; userTokenTtlS: number; serviceTokenTtlS: number };
   uploadMaxBytes: number;
+  uploads: { requestMaxBytes: number; quotaBytes: number; retentionMs: number };
+  chatPerUser: { concurrency: number; queueSize: number };
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
@@ -119,6 +130,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     jwt: { issuer: e.JWT_ISSUER, userTokenTtlS: e.USER_TOKEN_TTL_S, serviceTokenTtlS: e.SERVICE_TOKEN_TTL_S },
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
+    uploads: {
+      requestMaxBytes: e.UPLOAD_REQUEST_MAX_BYTES ?? 4 * e.UPLOAD_MAX_BYTES,
+      quotaBytes: e.UPLOAD_QUOTA_BYTES,
+      retentionMs: e.UPLOAD_RETENTION_DAYS * 86_400_000,
+    },
+    chatPerUser: { concurrency: e.CHAT_USER_CONCURRENCY, queueSize: e.CHAT_USER_QUEUE },
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

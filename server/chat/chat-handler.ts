@@ -14,11 +14,11 @@ import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { createConversation, getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
-import { resolveStoredPath, type EndpointRequest } from '../gradio/index.ts';
+import { lookupStoredFile, type EndpointRequest } from '../gradio/index.ts';
 import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import { decideApprovals, openApprovals, owedResume, type OwedResume } from './approvals.ts';
 import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
-import type { ChatIdentity } from './identity.ts';
+import { chatOwnerKey, type ChatIdentity } from './identity.ts';
 import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
 import { ConversationLease } from './lease.ts';
 import { Transcript } from './transcript.ts';
@@ -63,7 +63,9 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       yield fail(new AirlockError('VALIDATION_ERROR', error.message));
       return;
     }
-    const foreign = input.files.find((f) => !resolveStoredPath(deps.uploadDir, f.path));
+    // Only the caller's own uploads resolve: another user's path is as unknown as a made-up one.
+    const found = await Promise.all(input.files.map((f) => lookupStoredFile(deps.uploadDir, f.path, chatOwnerKey(user))));
+    const foreign = input.files.find((_, i) => !found[i]);
     if (foreign) {
       yield fail(new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`));
       return;

@@ -15,6 +15,9 @@ export interface ChatIdentity {
   token: string;
 }
 
+/** The owner key the Gradio server binds sessions, events and uploads to: the user id. */
+export const chatOwnerKey = (identity: ChatIdentity): string => identity.userId;
+
 export type UserTokenVerifier = (token: string) => Promise<{ userId: string; username: string; role: string }>;
 
 export function createChatAuthenticator(verify: UserTokenVerifier) {

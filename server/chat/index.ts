@@ -11,11 +11,12 @@ import { startMcpTools } from './mcp-tools.ts';
 import { createUserTokenVerifier } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
+import { isFileReferenced } from '../db/messages.ts';
 import { gradioPlugin } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
-import { createChatAuthenticator } from './identity.ts';
+import { chatOwnerKey, createChatAuthenticator } from './identity.ts';
 import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
@@ -65,10 +66,17 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
-    endpoints: [chatEndpoint(handler)],
+    endpoints: [{ ...chatEndpoint(handler), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize }],
     authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
+    // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
+    identityKey: chatOwnerKey,
     dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,
+    uploadRequestMaxBytes: config.uploads.requestMaxBytes,
+    uploadQuotaBytes: config.uploads.quotaBytes,
+    uploadRetentionMs: config.uploads.retentionMs || undefined,
+    // History chips stay downloadable: a file a stored message names is never swept.
+    isFileReferenced: (path) => isFileReferenced(pool, path),
     bodyLimit: config.bodyMaxBytes,
     publicUrl: config.publicUrl,
     title: 'Airlock',

@@ -1,25 +1,38 @@
 /**
- * The pluggable authenticator as an onRequest hook: every route but those marked
- * `config: { public: true }` (the heartbeat) and CORS preflights needs an identity, else 401 in
- * Gradio's shape. The identity is kept per request for the routes.
+ * The pluggable authenticator as an onRequest hook: every route needs an identity, else 401 in
+ * Gradio's shape, except CORS preflights and the routes marked `config: { optionalAuth: true }`
+ * (heartbeat, cancel, reset: the JS client sends its `token:` to none of the latter two, so they
+ * decide themselves what an unauthenticated caller may do). The identity is kept per request.
  * @module
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { NotAuthenticatedError } from './errors.ts';
+import type { OwnerKey } from './ownership.ts';
 import type { Authenticate } from './types.ts';
 
 const identities = new WeakMap<FastifyRequest, unknown>();
 
-/** The identity `authenticate()` gave this request. */
+/** The identity `authenticate()` gave this request (undefined on an optional-auth route without one). */
 export function identityOf(request: FastifyRequest): unknown {
   return identities.get(request);
+}
+
+/** Whether this request carries an identity. */
+export function isAuthenticated(request: FastifyRequest): boolean {
+  return identities.has(request);
+}
+
+/** The owner key of the request's identity: null for an unbound app or an unauthenticated caller. */
+export function ownerOf(request: FastifyRequest, identityKey: ((identity: any) => string) | undefined): OwnerKey {
+  if (!identityKey || !identities.has(request)) return null;
+  return identityKey(identities.get(request));
 }
 
 /** Builds the hook. An authenticator that throws counts as "not authenticated". */
 export function createAuthHook(authenticate: Authenticate<unknown>): onRequestAsyncHookHandler {
   return async (request) => {
     if (request.method === 'OPTIONS') return;
-    if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
+    const optional = Boolean((request.routeOptions.config as { optionalAuth?: boolean } | undefined)?.optionalAuth);
     let identity: unknown = null;
     try {
       identity = await authenticate(request.headers);
@@ -27,7 +40,10 @@ export function createAuthHook(authenticate: Authenticate<unknown>): onRequestAs
       request.log.debug({ err: error }, 'gradio authenticate() threw');
       identity = null;
     }
-    if (identity === null || identity === undefined) throw new NotAuthenticatedError();
+    if (identity === null || identity === undefined) {
+      if (optional) return;
+      throw new NotAuthenticatedError();
+    }
     identities.set(request, identity);
   };
 }
