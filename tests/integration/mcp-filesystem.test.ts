@@ -162,3 +162,26 @@ describe('BUILTIN_TOOLS=false: the MCP tools alone', () => {
     expect(meta(read.messages.find((m) => m.metadata.type === 'tool_end'))).toMatchObject({ tool: 'filesystem_read_file' });
   });
 });
+
+describe('a bad tools file never stops the start', () => {
+  const cases: Array<[label: string, content: string | null, error: RegExp]> = [
+    ['missing', null, /cannot read the tools file .*ENOENT/],
+    ['not YAML', 'servers: [ {name: x', /not valid YAML or JSON/],
+  ];
+  it.each(cases)('%s: the gateway starts, readiness names the problem, the built-in tools work', async (_label, content, error) => {
+    const file = join(dir, `bad-${Math.random().toString(36).slice(2)}.yaml`);
+    if (content !== null) await writeFile(file, content);
+    const started = await startTestServer({ db, env: { TOOLS_FILE: file } });
+    try {
+      const status = await (await fetch(`${started.url}/api/agent/tools/servers`)).json();
+      expect(status).toMatchObject({ file, servers: [] });
+      expect(status.file_error).toMatch(error);
+      const client = await connectChat(started.url, await login(started.url, 'admin'));
+      const turn = await collect(chat(client, "what's the health of payments-api"));
+      client.close();
+      expect(meta(turn.messages.find((m) => m.metadata.type === 'tool_end'))).toMatchObject({ tool: 'check_health' });
+    } finally {
+      await started.close();
+    }
+  });
+});
