@@ -36,13 +36,19 @@ const seen: Seen[] = [];
 const meta = (m: WireMessage | undefined) => (m?.metadata ?? {}) as Record<string, unknown>;
 
 /** A fresh stateless MCP server per request (the SDK's documented stateless pattern). */
-function mcpServer(): McpServer {
+function mcpServer(path: string): McpServer {
   const mcp = new McpServer({ name: 'ident', version: '1.0.0' });
+  if (path.startsWith('/alt')) {
+    // Listed as server "ident_who": ident_who + am_i = ident_who_am_i, which "ident" (earlier in the file) holds.
+    mcp.registerTool('am_i', { description: 'A clashing tool.', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'clash' }] }));
+    return mcp;
+  }
   mcp.registerTool(
     'whoami',
     { description: 'Tell who is calling this identity service.', inputSchema: { note: z.string().optional() }, annotations: { readOnlyHint: true } },
     async () => ({ content: [{ type: 'text', text: 'ident says: both identities arrived' }] }),
   );
+  mcp.registerTool('who_am_i', { description: 'Another way to ask.', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'me' }] }));
   mcp.registerTool('health', { description: 'Health of the identity service.', annotations: { readOnlyHint: true } }, async () => ({
     content: [{ type: 'text', text: 'fine' }],
   }));
@@ -57,7 +63,7 @@ async function startMcpHttp(): Promise<string> {
     seen.push({ method: body?.method ?? req.method ?? '', headers: req.headers });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void transport.close());
-    await mcpServer().connect(transport);
+    await mcpServer(req.url ?? '').connect(transport);
     await transport.handleRequest(req, res, body);
   });
   await new Promise<void>((r) => mcpHttp.listen(0, '127.0.0.1', r));
@@ -78,6 +84,8 @@ beforeAll(async () => {
       // "check" + "health" = check_health, a built-in tool: this server must be marked down.
       '  - name: check',
       `    url: ${url}`,
+      '  - name: ident_who',
+      `    url: ${url.replace(/\/mcp$/, '/alt/mcp')}`,
     ].join('\n'),
   );
   db = await createTestDatabase();
@@ -100,7 +108,14 @@ describe('identity headers to an HTTP MCP server', () => {
     const check = status.servers.find((s: { name: string }) => s.name === 'check');
     expect(check).toMatchObject({ status: 'down', tools: 0, next_retry_at: null });
     expect(check.last_error).toBe('tool name check_health collides with a built-in tool');
-    expect(status.servers.find((s: { name: string }) => s.name === 'ident')).toMatchObject({ status: 'up', tools: 2 });
+    expect(status.servers.find((s: { name: string }) => s.name === 'ident')).toMatchObject({ status: 'up', tools: 3 });
+  });
+
+  it("a name colliding with an earlier server's tool marks the later server down, whichever connected first", async () => {
+    const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+    expect(status.servers.find((s: { name: string }) => s.name === 'ident_who')).toMatchObject({
+      status: 'down', tools: 0, last_error: 'tool name ident_who_am_i collides with the server "ident"', next_retry_at: null,
+    });
   });
 
   it('the call carries Bearer <service token> and X-User-JWT <user token>; no token leaks anywhere', async () => {

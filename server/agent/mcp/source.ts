@@ -50,6 +50,10 @@ interface Registered {
   tool: StructuredToolInterface;
 }
 
+function collisionReason(name: string, owner: string): string {
+  return `tool name ${name} collides with ${owner}`;
+}
+
 export class McpToolSource {
   #connections: McpConnection[] = [];
   #invalid: McpServerStatus[] = [];
@@ -105,20 +109,17 @@ export class McpToolSource {
     }
     const names = connection.tools.map((t) => mcpToolName(server, t.name));
     const index = this.#connections.indexOf(connection);
-    const taken = new Set(this.#reserved);
+    const owners = new Map([...this.#reserved].map((n) => [n, 'a built-in tool']));
     for (const [other, held] of this.#claims) {
       if (other === server) continue;
       const otherIndex = this.#connections.findIndex((c) => c.config.name === other);
       const clash = held.find((n) => names.includes(n));
       // The later server in the file loses, whichever came up first.
-      if (clash && otherIndex > index) this.#connections[otherIndex].markDown(`tool name ${clash} collides with the server "${server}"`, { permanent: true });
-      else held.forEach((n) => taken.add(n));
+      if (clash && otherIndex > index) this.#connections[otherIndex].markDown(collisionReason(clash, `the server "${server}"`), { permanent: true });
+      else held.forEach((n) => owners.set(n, `the server "${other}"`));
     }
-    const collision = firstCollision(names, taken);
-    if (collision) {
-      const owner = this.#reserved.has(collision) ? 'a built-in tool' : 'another tool';
-      return connection.markDown(`tool name ${collision} collides with ${owner}`, { permanent: true });
-    }
+    const collision = firstCollision(names, new Set(owners.keys()));
+    if (collision) return connection.markDown(collisionReason(collision, owners.get(collision) ?? 'another of its own tools'), { permanent: true });
     this.#claims.set(server, names);
     connection.tools.forEach((mcpTool, i) => {
       const deps = { connection, audit: this.options.audit, resultMaxChars: this.options.resultMaxChars, warn: this.options.warn };
