@@ -4,6 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -35,7 +36,13 @@ const EnvSchema = z.object({
   /** Pause between words of the offline model's answers. */
   OFFLINE_MODEL_DELAY_MS: z.coerce.number().int().min(0).default(25),
   APPROVAL_TIMEOUT_S: z.coerce.number().int().positive().default(300),
-  DEMO_USERS: bool.default(true),
+  /** Unset: on for the embedded one-command start, off when DATABASE_URL names a real database. */
+  DEMO_USERS: z.preprocess((v) => (v === '' ? undefined : v), bool.optional()),
+  /**
+   * Peers whose X-Forwarded-For/-Host/-Proto are believed: comma-separated IPs or CIDRs; empty
+   * trusts nobody. Anyone else's forwarded headers are ignored (they are the client's own words).
+   */
+  TRUST_PROXY: z.string().default('127.0.0.1,::1'),
   DEMO_PASSWORD: z.string().min(8).optional(),
   SERVICE_CLIENT_ID: z.string().default('airlock-gateway'),
   SERVICE_CLIENT_SECRET: z.string().min(16).optional(),
@@ -79,6 +86,10 @@ export interface Config {
   offlineModelDelayMs: number;
   approvalTimeoutS: number;
   demoUsers: boolean;
+  /** Why demo users are on or off, said once at start. */
+  demoUsersReason: string;
+  /** IPs/CIDRs of trusted proxies ([] trusts nobody). */
+  trustProxy: string[];
   demoPassword: string | undefined;
   service: { clientId: string; clientSecret: string; secretGenerated: boolean };
   jwt: { issuer: string; userTokenTtlS: number; serviceTokenTtlS: number };
@@ -103,6 +114,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const badProxy = e.TRUST_PROXY.split(',').map((v) => v.trim()).filter((v) => v && !isIpOrCidr(v));
+  if (badProxy.length > 0) throw new ConfigError(`Invalid configuration:\n  TRUST_PROXY: not an IP or CIDR: ${badProxy.join(', ')}`);
   return {
     host: e.HOST,
     port: e.PORT,
@@ -120,7 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     offlineModelDelayMs: e.OFFLINE_MODEL_DELAY_MS,
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
-    demoUsers: e.DEMO_USERS,
+    demoUsers: e.DEMO_USERS ?? e.DATABASE_URL === undefined,
+    demoUsersReason: demoUsersReason(e.DEMO_USERS, e.DATABASE_URL !== undefined),
+    trustProxy: e.TRUST_PROXY.split(',').map((v) => v.trim()).filter(Boolean),
     demoPassword: e.DEMO_PASSWORD,
     service: {
       clientId: e.SERVICE_CLIENT_ID,
@@ -147,4 +162,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       builtin: e.BUILTIN_TOOLS,
     },
   };
+}
+
+/** `10.0.0.1`, `::1`, `10.0.0.0/8`, `fd00::/8`. */
+function isIpOrCidr(value: string): boolean {
+  const [ip, bits, extra] = value.split('/');
+  const family = isIP(ip);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function demoUsersReason(asked: boolean | undefined, realDatabase: boolean): string {
+  if (asked === true) return 'Demo users are on (DEMO_USERS=true).';
+  if (asked === false) return 'Demo users are off (DEMO_USERS=false).';
+  return realDatabase
+    ? 'Demo users are off: DATABASE_URL is set (DEMO_USERS=true turns them on).'
+    : 'Demo users are on for the embedded database (DEMO_USERS=false turns them off).';
 }

@@ -14,9 +14,11 @@ import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { gradioPlugin } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
+import { guardChatErrors } from './chat-error.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
 import { chatOwnerKey, createChatAuthenticator } from './identity.ts';
+import { PendingWrites } from './pending-writes.ts';
 import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
@@ -33,7 +35,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const offline = config.model.baseUrl === undefined;
   const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
   const checkpointer = await createCheckpointer(pool, databaseUrl);
+  const pendingWrites = new PendingWrites({ log: app.log });
   app.addHook('onClose', async () => {
+    await pendingWrites.close();
     await offlineModel?.close();
     await checkpointer.end();
   });
@@ -63,10 +67,13 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
     log: app.log,
+    pendingWrites,
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
-    endpoints: [{ ...chatEndpoint(handler), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize }],
+    endpoints: [
+      { ...chatEndpoint(guardChatErrors(handler, app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+    ],
     authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
     identityKey: chatOwnerKey,
@@ -88,7 +95,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   app.addHook('preClose', async () => recovery.abort());
   app.addHook('onListen', async () => {
     resumeOwedApprovals({
-      pool, agent, handleChat: handler, issuer: config.jwt.issuer, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
     }).catch((error) =>
       app.log.error({ err: error }, 'resuming decided approvals failed'),
     );

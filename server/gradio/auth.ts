@@ -6,7 +6,7 @@
  * @module
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { NotAuthenticatedError } from './errors.ts';
+import { isGradioError, NotAuthenticatedError, ServiceUnavailableError } from './errors.ts';
 import type { OwnerKey } from './ownership.ts';
 import type { Authenticate } from './types.ts';
 
@@ -28,17 +28,26 @@ export function ownerOf(request: FastifyRequest, identityKey: ((identity: any) =
   return identityKey(identities.get(request));
 }
 
-/** Builds the hook. An authenticator that throws counts as "not authenticated". */
+/**
+ * Builds the hook. null means "not authenticated" (401, or an anonymous caller on optionalAuth
+ * routes). A throw means authentication could not be decided (its store is down): never a 401,
+ * which would make clients drop valid credentials; a thrown GradioError (e.g.
+ * ServiceUnavailableError, 503 + Retry-After) is answered as it is, anything else as a 503
+ * ServiceUnavailableError. optionalAuth routes (cancel by pair, heartbeat) go on as anonymous.
+ */
 export function createAuthHook(authenticate: Authenticate<unknown>): onRequestAsyncHookHandler {
-  return async (request) => {
+  return async (request, reply) => {
     if (request.method === 'OPTIONS') return;
     const optional = Boolean((request.routeOptions.config as { optionalAuth?: boolean } | undefined)?.optionalAuth);
-    let identity: unknown = null;
+    let identity: unknown;
     try {
       identity = await authenticate(request.headers);
     } catch (error) {
-      request.log.debug({ err: error }, 'gradio authenticate() threw');
-      identity = null;
+      request.log.warn({ err: error }, 'gradio authenticate() could not decide');
+      if (optional) return;
+      const unavailable = isGradioError(error) ? error : new ServiceUnavailableError(undefined, { cause: error });
+      if (unavailable instanceof ServiceUnavailableError) reply.header('retry-after', String(unavailable.retryAfterS));
+      throw unavailable;
     }
     if (identity === null || identity === undefined) {
       if (optional) return;

@@ -17,7 +17,14 @@ export type {
   RequestHeaders,
   ServerMessage,
 } from './types.ts';
-export { EndpointError, GradioError, NotAuthenticatedError, RequestRejectedError, isGradioError } from './errors.ts';
+export {
+  EndpointError,
+  GradioError,
+  NotAuthenticatedError,
+  RequestRejectedError,
+  ServiceUnavailableError,
+  isGradioError,
+} from './errors.ts';
 export { applyOps, diff, snapshot } from './diff.ts';
 export { encodeFrame } from './encode.ts';
 export { lookupStoredFile, resolveStoredPath, safeBasename } from './files.ts';

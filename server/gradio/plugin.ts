@@ -21,6 +21,7 @@ import { isPythonClient, StreamHub } from './streams.ts';
 import { startUploadSweep } from './upload-sweep.ts';
 import { UploadStore } from './upload-store.ts';
 import type { GradioPluginOptions } from './types.ts';
+import { isMalformedMultipart } from './malformed-body.ts';
 
 function checkOptions(options: GradioPluginOptions<any>): void {
   if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new TypeError('gradioPlugin: endpoints must be a non-empty array');
@@ -74,7 +75,7 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
       }
       return reply.status(error.status).send(error.body);
     }
-    const status = error.statusCode ?? 500;
+    const status = error.statusCode ?? (isMalformedMultipart(error) ? 400 : 500);
     if (status === 413) return reply.status(413).send({ detail: error.message || 'Request body too large.' });
     if (status >= 400 && status < 500) return reply.status(status).send({ detail: error.message });
     request.log.error({ err: error }, 'gradio route failed');

@@ -70,7 +70,7 @@ export interface EndpointDefinition<Identity = unknown> {
   handler: (request: EndpointRequest<Identity>) => EndpointResult;
 }
 
-/** Headers in, identity out; null (or a throw) answers 401. */
+/** Headers in, identity out; null answers 401, a throw 503 (could not decide; see auth.ts). */
 export type Authenticate<Identity = unknown> = (headers: RequestHeaders) => Identity | null | Promise<Identity | null>;
 
 /** Options of `gradioPlugin`. */

@@ -53,6 +53,7 @@ export default async function globalSetup() {
 
   const common = {
     DATABASE_URL: databaseUrl,
+    DEMO_USERS: 'true', // off by default when DATABASE_URL is set
     DEMO_PASSWORD: password,
     SERVICE_CLIENT_SECRET: 'e2e-service-secret-0123456789',
     OFFLINE_MODEL_DELAY_MS: '30',
