@@ -8,11 +8,11 @@
  */
 import { ToolMessage } from '@langchain/core/messages';
 import { tool, type ToolRuntime } from '@langchain/core/tools';
-import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
+import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { errorContent, refusalOf } from '../tools/define.ts';
+import { askApproval, errorMessage } from '../tools/define.ts';
 import { toolContext, type ToolContext } from '../tools/context.ts';
-import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
+import type { ApprovalRequest } from '../types.ts';
 import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
 import type { McpConnection } from './connection.ts';
 import { mcpToolAction, type ToolAction } from './policy.ts';
@@ -37,10 +37,6 @@ export function mcpApprovalPrompt(server: string, tool: string, args: Args): str
 /** The tool's default action (no policy file yet: the annotation mapping alone). */
 export function actionOf(mcpTool: Tool): ToolAction {
   return mcpToolAction({ annotations: mcpTool.annotations });
-}
-
-function errorMessage(name: string, toolCallId: string, code: string, message: string): ToolMessage {
-  return new ToolMessage({ tool_call_id: toolCallId, name, status: 'error', content: errorContent(code, message), artifact: { code } });
 }
 
 /** Builds the LangChain tool `name` for `mcpTool` of the connection's server. */
@@ -74,7 +70,7 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
       if (action === 'require_approval') {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
         const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args) };
-        const refusal = refusalOf(name, interrupt(request) as ApprovalDecision);
+        const refusal = askApproval(request);
         if (refusal) {
           await finish('not_approved', refusal.code, false);
           return errorMessage(name, toolCallId, refusal.code, refusal.message);
