@@ -5,7 +5,7 @@
  * call as tool_error TOOL_FAILURE while the run carries on; once it is back, the next turn works.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Client } from '@gradio/client';
@@ -44,18 +44,31 @@ function startEverything(): Promise<ChildProcess> {
   });
 }
 
-async function serverStatus(): Promise<Record<string, unknown>> {
+async function serverStatus(name = 'everything'): Promise<Record<string, unknown>> {
   const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
-  return status.servers.find((s: { name: string }) => s.name === 'everything');
+  return status.servers.find((s: { name: string }) => s.name === name);
 }
 
-async function waitForStatus(want: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+async function waitForStatus(want: string, timeoutMs = 30_000, name = 'everything'): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const s = await serverStatus();
+    const s = await serverStatus(name);
     if (s.status === want || Date.now() > until) return s;
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The pid of the stdio everything server this (gateway) process spawned: its child, by parent pid. */
+async function stdioChildPid(): Promise<number> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid !== process.pid) continue;
+    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (cmdline.includes(EVERYTHING) && cmdline.includes('stdio')) return Number(entry);
+  }
+  throw new Error('the stdio MCP server is not a child of this process');
 }
 
 beforeAll(async () => {
@@ -88,6 +101,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+// Two servers offer the same tools (everything over HTTP, local over stdio): each request names its server.
 describe('MCP everything server over streamable HTTP', () => {
   it('lists its tools: readiness says up with the tool count', async () => {
     const s = await serverStatus();
@@ -96,7 +110,7 @@ describe('MCP everything server over streamable HTTP', () => {
   });
 
   it('a call with structuredContent shows the structured object on the card', async () => {
-    const turn = await collect(chat(admin, 'get the structured content for Chicago'));
+    const turn = await collect(chat(admin, 'get the structured content for Chicago from everything'));
     expect(turn.status).toBe('complete');
     const start = turn.messages.find((m) => m.metadata.type === 'tool_start');
     expect(meta(start)).toMatchObject({ tool: 'everything_get_structured_content', input: { location: 'Chicago' } });
@@ -106,7 +120,7 @@ describe('MCP everything server over streamable HTTP', () => {
   });
 
   it('a long result is cut for the model with a note; the card keeps it whole', async () => {
-    const turn = await collect(chat(admin, 'get the env'));
+    const turn = await collect(chat(admin, 'get the env from everything'));
     const end = turn.messages.find((m) => m.metadata.type === 'tool_end');
     expect(meta(end)).toMatchObject({ tool: 'everything_get_env' });
     expect(JSON.stringify(meta(end).output).length).toBeGreaterThan(120);
@@ -131,7 +145,7 @@ describe('MCP everything server over streamable HTTP', () => {
     // 1. kill -9 the server while its 10 s operation runs (1.5 s in: the call's stream is open)
     let killedAt = 0;
     let timer: NodeJS.Timeout | undefined;
-    const turn = await collect(chat(admin, 'trigger the long running operation with duration 10 and steps 10'), (m) => {
+    const turn = await collect(chat(admin, 'trigger the long running operation on everything with duration 10 and steps 10'), (m) => {
       if (m.metadata.type === 'tool_start' && !timer) {
         timer = setTimeout(() => {
           killedAt = Date.now();
@@ -158,7 +172,23 @@ describe('MCP everything server over streamable HTTP', () => {
     // 3. the server comes back on its port; the gateway reconnects by itself (backoff)
     everything = await startEverything();
     expect(await waitForStatus('up')).toMatchObject({ status: 'up' });
-    const next = await collect(chat(admin, 'get the structured content for New York'));
+    const next = await collect(chat(admin, 'get the structured content for New York from everything'));
     expect(meta(next.messages.find((m) => m.metadata.type === 'tool_end')).output).toEqual({ temperature: 33, conditions: 'Cloudy', humidity: 82 });
+  }, 60_000);
+
+  it('a stdio server killed mid-call: TOOL_FAILURE, then the gateway starts it again and the next turn works', async () => {
+    const pid = await stdioChildPid();
+    let timer: NodeJS.Timeout | undefined;
+    const turn = await collect(chat(admin, 'trigger the long running operation on local with duration 10 and steps 10'), (m) => {
+      if (m.metadata.type === 'tool_start' && !timer) timer = setTimeout(() => process.kill(pid, 'SIGKILL'), 1500);
+    });
+    expect(timer).toBeDefined();
+    expect(meta(turn.messages.find((m) => m.metadata.type === 'tool_start'))).toMatchObject({ tool: 'local_trigger_long_running_operation' });
+    expect(meta(turn.messages.find((m) => m.metadata.type === 'tool_error'))).toMatchObject({ code: 'TOOL_FAILURE' });
+    expect(turn.status).toBe('complete');
+    expect(await waitForStatus('up', 30_000, 'local')).toMatchObject({ status: 'up' });
+    expect(await stdioChildPid()).not.toBe(pid);
+    const next = await collect(chat(admin, 'get the structured content for Los Angeles from local'));
+    expect(meta(next.messages.find((m) => m.metadata.type === 'tool_end'))).toMatchObject({ tool: 'local_get_structured_content', output: { temperature: 73 } });
   }, 60_000);
 });

@@ -128,9 +128,10 @@ export class McpToolSource {
     this.version++;
   }
 
-  /** Every MCP tool the agent can execute (those of servers now down included). */
+  /** Every MCP tool the agent can execute (those of servers now down included), by name: the order the
+   * model sees them in must not depend on which server answered first. */
   executableTools(): StructuredToolInterface[] {
-    return [...this.#registered.values()].map((r) => r.tool);
+    return [...this.#registered.values()].sort((a, b) => a.name.localeCompare(b.name)).map((r) => r.tool);
   }
 
   /** The tools the model may be offered now: those of servers that are up. */
