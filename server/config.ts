@@ -33,6 +33,11 @@ const EnvSchema = z.object({
   OPENAI_MODEL: z.string().default('airlock-offline-1'),
   OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** The model accepts image content parts; otherwise it is told an image was attached and cannot be seen. */
+  OPENAI_VISION: bool.default(false),
+  /** Attached text (files, PDF text) the model gets per file and per turn; beyond: head + tail + a note. */
+  ATTACHMENT_MAX_BYTES_PER_FILE: z.coerce.number().int().positive().default(100_000),
+  ATTACHMENT_MAX_BYTES_PER_TURN: z.coerce.number().int().positive().default(250_000),
   /** Pause between words of the offline model's answers. */
   OFFLINE_MODEL_DELAY_MS: z.coerce.number().int().min(0).default(25),
   APPROVAL_TIMEOUT_S: z.coerce.number().int().positive().default(300),
@@ -64,6 +69,16 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   EVENTS_DRAIN_RETRY_AFTER_MS: z.coerce.number().int().min(0).default(1_000),
+  /** YAML or JSON file naming MCP servers whose tools the agent gets (README "Bring your own tools"). */
+  TOOLS_FILE: z.string().optional(),
+  /** Tool results longer than this are cut for the model, with a note saying so. */
+  TOOL_RESULT_MAX_CHARS: z.coerce.number().int().min(100).default(20_000),
+  /** How many MCP tools (best ranked for the request) the model is offered per turn. */
+  MCP_TOOLS_TOP_N: z.coerce.number().int().min(0).max(100).default(5),
+  /** Timeout of one MCP request (connect, list, call). */
+  MCP_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** The built-in operations tools; off leaves the agent with its MCP tools only. */
+  BUILTIN_TOOLS: bool.default(true),
 });
 
 export interface Config {
@@ -93,6 +108,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Event streams (issue 8): comment-line heartbeat period, and the drain frame's retry hint. */
   events: { heartbeatMs: number; drainRetryAfterMs: number };
+  attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
+  tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
 }
 
 export class ConfigError extends Error {
@@ -148,6 +165,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, drainRetryAfterMs: e.EVENTS_DRAIN_RETRY_AFTER_MS },
+    attachments: {
+      maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,
+      maxBytesPerTurn: e.ATTACHMENT_MAX_BYTES_PER_TURN,
+      vision: e.OPENAI_VISION,
+    },
+    tools: {
+      file: e.TOOLS_FILE ? resolve(e.TOOLS_FILE) : undefined,
+      resultMaxChars: e.TOOL_RESULT_MAX_CHARS,
+      mcpTopN: e.MCP_TOOLS_TOP_N,
+      mcpTimeoutMs: e.MCP_TIMEOUT_MS,
+      builtin: e.BUILTIN_TOOLS,
+    },
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { LiveEvent } from '../engine/index.ts';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
+import type { ReportedFileRef } from './attachments.ts';
 import type { ChatMetadata } from './chat-message.ts';
 
 const asCode = (code: string | null | undefined): ErrorCode => (code && code in ERROR_CODES ? (code as ErrorCode) : 'INTERNAL');
@@ -52,7 +53,8 @@ export class ChatProjection {
         return [{ type: 'error', code, detail: p.error_detail ?? ERROR_CODES[code].message, retryable: ERROR_CODES[code].retryable }];
       }
       case 'user.message':
-        return [];
+        // What the model got of each attached file (status + note), as the live turn said it.
+        return event.payload.files.length ? [{ type: 'attachments', files: event.payload.files as ReportedFileRef[] }] : [];
     }
   }
 

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { createAgentRuntime } from '../agent/index.ts';
+import { startMcpTools } from './mcp-tools.ts';
 import { createUserTokenVerifier } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
@@ -14,6 +15,7 @@ import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
+import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
 import { createChatHandler } from './chat-handler.ts';
@@ -43,7 +45,11 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await checkpointer.end();
   });
 
+  const mcp = await startMcpTools(app, { config, pool, apiUrl });
   const agent = await createAgentRuntime({
+    builtinTools: config.tools.builtin,
+    mcp,
+    mcpTopN: config.tools.mcpTopN,
     model: { ...config.model, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl! },
     apiUrl,
     serviceCredentials: { clientId: config.service.clientId, clientSecret: config.service.clientSecret },
@@ -65,6 +71,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     agent,
     // Attached files must be uploads this gateway stored for this user.
     files: { resolve: async (path, userId) => (await lookupStoredFile(uploadDir, path, userId))?.path ?? null },
+    prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
     log: app.log,

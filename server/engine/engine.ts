@@ -22,7 +22,7 @@ import type { Ledger } from './ledger.ts';
 import { recoverOrphanedRuns } from './recovery.ts';
 import { RunHub } from './run-hub.ts';
 import { checkTurnInput, replayDecision, requestConflict, requestHash } from './submit-policy.ts';
-import { RunAbort, runTurn, toTurnError, type TurnDeps } from './turn.ts';
+import { RunAbort, runTurn, toTurnError, type TurnContext, type TurnDeps } from './turn.ts';
 import type { FileStorage, TurnInput, TurnUser } from './types.ts';
 
 export interface EngineOptions {
@@ -39,6 +39,8 @@ export interface EngineOptions {
   now?: () => Date;
   /** Keeps a run's last commit that failed while the database was away, and retries it. */
   pendingWrites?: TurnDeps['pendingWrites'];
+  /** Reads and frames a message's files for the model (default: none are read). */
+  prepareAttachments?: TurnDeps['prepareAttachments'];
 }
 
 /** A run as a follower sees it. */
@@ -65,7 +67,7 @@ export function createEngine(options: EngineOptions) {
   const { pool, ledger } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
-  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites };
+  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments };
   const runs = new Map<string, LocalRun>();
   /** Set when the process starts closing: a cancel from then on is the shutdown's. */
   let closing = false;
@@ -95,7 +97,7 @@ export function createEngine(options: EngineOptions) {
     };
   }
 
-  function start(run: Run, user: TurnUser, input: TurnInput & { requestId: string }, lease: ConversationLease): void {
+  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease): void {
     const controller = new AbortController();
     const hub = new RunHub(run.id, run.conversationId);
     const renew = setInterval(() => {
@@ -130,7 +132,7 @@ export function createEngine(options: EngineOptions) {
 
     /** Starts a turn, or finds the run of an earlier submit with the same request_id. */
     async submit(rawInput: TurnInput, user: TurnUser): Promise<RunHandle> {
-      await checkTurnInput(rawInput, options.files, user.userId);
+      const storedPaths = await checkTurnInput(rawInput, options.files, user.userId);
       const input = { ...rawInput, requestId: rawInput.requestId ?? randomUUID() };
       const hash = requestHash(input);
       // Before the lease: a retry of a running turn must find it, never CONVERSATION_BUSY. (A key
@@ -160,7 +162,7 @@ export function createEngine(options: EngineOptions) {
         await lease.release();
         return replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash);
       }
-      start(run, user, input, lease);
+      start(run, user, { ...input, storedPaths }, lease);
       return handle(run, false);
     },
 

@@ -8,7 +8,17 @@
 import { z } from 'zod';
 
 const RunId = z.uuid();
-const FileRefSchema = z.strictObject({ path: z.string().min(1), orig_name: z.string().optional(), size: z.number().optional(), mime_type: z.string().optional(), url: z.string().optional() });
+/** A file on a user message, with what the model got of it (chat/attachments.ts ReportedFileRef). */
+const FileRefSchema = z.strictObject({
+  path: z.string().min(1),
+  orig_name: z.string().optional(),
+  size: z.number().optional(),
+  mime_type: z.string().optional(),
+  url: z.string().optional(),
+  kind: z.string().optional(),
+  status: z.string().optional(),
+  note: z.string().optional(),
+});
 
 /** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
 export const PAYLOADS = {

@@ -7,13 +7,14 @@ import { hashJson } from '../canonical-json.ts';
 import { AirlockError } from '../errors.ts';
 import type { FileStorage, TurnInput } from './types.ts';
 
-/** Throws VALIDATION_ERROR for an input no run should start from. */
-export async function checkTurnInput(input: TurnInput, files: FileStorage, userId: string): Promise<void> {
+/** Throws VALIDATION_ERROR for an input no run should start from; returns where each file is stored. */
+export async function checkTurnInput(input: TurnInput, files: FileStorage, userId: string): Promise<string[]> {
   // Only the caller's own uploads resolve: another user's path is as unknown as a made-up one.
   const found = await Promise.all(input.files.map((f) => files.resolve(f.path, userId)));
   const foreign = input.files.find((_, i) => !found[i]);
   if (foreign) throw new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`);
   if (!input.action && !input.text && input.files.length === 0) throw new AirlockError('VALIDATION_ERROR', 'The message is empty.');
+  return found as string[];
 }
 
 /** What makes two submits "the same request": key order and the request id itself do not matter. */

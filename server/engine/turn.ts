@@ -15,6 +15,7 @@
  */
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
+import { withReports, type PrepareChatAttachments } from '../chat/attachments.ts';
 import type { ConversationLease } from '../chat/lease.ts';
 import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
@@ -34,6 +35,8 @@ export interface TurnDeps {
   approvalTimeoutS: number;
   now: () => Date;
   log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  /** Reads and frames a message's files for the model (chat/attachments.ts); default: none are read. */
+  prepareAttachments?: PrepareChatAttachments;
   /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits). */
   pendingWrites?: { defer(label: string, write: () => Promise<void>): void };
 }
@@ -49,7 +52,8 @@ export interface TurnContext {
   runId: string;
   conversationId: string;
   user: TurnUser;
-  input: TurnInput & { requestId: string };
+  /** With the stored path of each file, as FileStorage resolved it for this user. */
+  input: TurnInput & { requestId: string; storedPaths: string[] };
   /** The run's cancel signal (Stop or shutdown; never a disconnect). */
   signal: AbortSignal;
   lease: ConversationLease;
@@ -106,7 +110,10 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       }
       events = resumeOwed(deps, owed, runContext);
     } else {
-      const run = () => deps.agent.run({ ...runContext, text: withFileNotes(input) });
+      // Before the model call and once per turn: extraction never sits on the token path.
+      const attached = await (deps.prepareAttachments ?? noAttachments)(input.files, input.storedPaths);
+      const files = withReports(input.files, attached.reports);
+      const run = () => deps.agent.run({ ...runContext, text: input.text || FILES_ONLY, attachments: attached.parts });
       // A confirmed action is done before the new message, never dropped; otherwise the agent
       // answers the superseded tool calls itself before it takes the new message.
       let agentEvents: AsyncIterable<AgentEvent>;
@@ -120,8 +127,8 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       const started = startEarly(agentEvents);
       try {
         yield* await commit(async (tx) => {
-          await transcript.user(input.text, input.files, tx);
-          return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files: input.files } }];
+          await transcript.user(input.text, files, tx);
+          return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files } }];
         });
       } catch (error) {
         void started.stop(); // not awaited: the model may take its time to answer first
@@ -212,9 +219,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
   }
 }
 
-/** The model sees attachments as a short note; the files themselves stay where they were uploaded. */
-function withFileNotes(input: TurnInput): string {
-  if (input.files.length === 0) return input.text;
-  const names = input.files.map((f) => f.orig_name ?? f.path.split('/').pop()).join(', ');
-  return `${input.text}\n\n[Attached files: ${names}]`.trim();
-}
+/** The user's words when a message is only files (the model needs a non-empty first part). */
+const FILES_ONLY = '(No message text: see the attached files.)';
+
+const noAttachments: PrepareChatAttachments = async () => ({ parts: [], reports: [] });

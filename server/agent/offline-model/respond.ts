@@ -4,7 +4,12 @@
  * @module
  */
 import { CLARIFY_MARKER, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
-import { parseIntent, type Intent } from './intents.ts';
+import {
+  ASKS_SUMMARY, ASKS_WHAT_WENT_WRONG, MENTIONS_FILE, parseAttachments, quoteErrorLines, summarizeAttachments, withoutAttachments,
+  type FramedAttachment,
+} from './attachments.ts';
+import { parseExternalIntent } from './external-intents.ts';
+import { KNOWN_TOOLS, parseIntent, type Intent } from './intents.ts';
 
 /** The parts of an OpenAI chat message the offline model reads. */
 export interface ChatMessageIn {
@@ -33,6 +38,16 @@ export function textOf(message: ChatMessageIn | undefined): string {
   return '';
 }
 
+/**
+ * The user's own words: a message's first text part (later parts are attached files), or its
+ * text without attachment frames. Requests are read from these only, never from a file.
+ */
+export function ownWords(message: ChatMessageIn | undefined): string {
+  const c = message?.content;
+  if (Array.isArray(c)) return c.find((p) => p.type === 'text' || p.type === undefined)?.text ?? '';
+  return withoutAttachments(textOf(message));
+}
+
 function safeJson(s: string): Record<string, unknown> {
   try {
     const v = JSON.parse(s);
@@ -58,11 +73,11 @@ function currentRequest(messages: ChatMessageIn[]): { text: string; followUp?: s
   const users = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
   const last = users.at(-1);
   if (!last) return { text: '' };
-  const text = textOf(last.m);
+  const text = ownWords(last.m);
   const before = messages[last.i - 1];
   const previousUser = users.at(-2);
   if (before?.role === 'assistant' && !before.tool_calls?.length && textOf(before).includes(CLARIFY_MARKER) && previousUser) {
-    return { text, followUp: `${textOf(previousUser.m)} ${text}` };
+    return { text, followUp: `${ownWords(previousUser.m)} ${text}` };
   }
   return { text };
 }
@@ -71,8 +86,42 @@ function splitRequests(text: string): string[] {
   return text.split(/\s*(?:;|\band also\b|\band then\b|\bthen also\b)\s*/i).filter((s) => s.trim().length > 0);
 }
 
-function intentsOf(text: string): Intent[] {
-  return splitRequests(text).map(parseIntent).filter((x): x is Intent => x !== null);
+/**
+ * One intent per request: the built-in rules, unless an offered external (MCP) tool fits better
+ * (two or more of its name's words said, or no built-in tool offered for the request).
+ */
+function intentsOf(text: string, tools: OfferedTool[]): Intent[] {
+  const external = tools.filter((t) => !KNOWN_TOOLS.has(t.name));
+  const offered = new Set(tools.map((t) => t.name));
+  return splitRequests(text)
+    .map((t) => {
+      const builtin = parseIntent(t);
+      const other = external.length ? parseExternalIntent(t, external) : null;
+      if (other && (other.matched >= 2 || !builtin || !offered.has(builtin.tool))) return { tool: other.tool, args: other.args };
+      return builtin;
+    })
+    .filter((x): x is Intent => x !== null);
+}
+
+/** Attachments of the last user message, or (when the text points back at a file) of the latest one that had any. */
+function attachmentsInPlay(messages: ChatMessageIn[], text: string): { files: FramedAttachment[]; current: boolean } {
+  const users = messages.filter((m) => m.role === 'user');
+  const current = parseAttachments(textOf(users.at(-1)));
+  if (current.length || !MENTIONS_FILE.test(text)) return { files: current, current: true };
+  for (const m of users.slice(0, -1).reverse()) {
+    const earlier = parseAttachments(textOf(m));
+    if (earlier.length) return { files: earlier, current: false };
+  }
+  return { files: [], current: false };
+}
+
+/** The answer about attached files, or null when the message asks for something else. */
+function attachmentAnswer(messages: ChatMessageIn[], text: string, hasIntents: boolean): string | null {
+  const { files, current } = attachmentsInPlay(messages, text);
+  if (files.length === 0) return null;
+  if (ASKS_WHAT_WENT_WRONG.test(text)) return quoteErrorLines(files);
+  if (ASKS_SUMMARY.test(text) || (current && !hasIntents)) return summarizeAttachments(files);
+  return null;
 }
 
 /** Decides the reply to a chat request. */
@@ -80,9 +129,11 @@ export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decisi
   if (messages.at(-1)?.role === 'tool') return { type: 'text', text: renderToolResults(trailingResults(messages)) };
 
   const request = currentRequest(messages);
-  let intents = request.followUp ? intentsOf(request.followUp) : [];
+  let intents = request.followUp ? intentsOf(request.followUp, tools) : [];
   const answersQuestion = intents.length > 0;
-  if (intents.length === 0) intents = intentsOf(request.text);
+  if (intents.length === 0) intents = intentsOf(request.text, tools);
+  const aboutFiles = attachmentAnswer(messages, request.text, intents.length > 0);
+  if (aboutFiles) return { type: 'text', text: aboutFiles };
   if (intents.length === 0) return { type: 'text', text: renderHelp(request.text) };
 
   const offered = new Map(tools.map((t) => [t.name, t]));
