@@ -13,8 +13,8 @@ describe('submit policy', () => {
     await expect(checkTurnInput(input({ text: '' }), storage, 'ann')).rejects.toThrow(/empty/);
     await expect(checkTurnInput(input({ files: [{ path: '/etc/passwd' }] }), storage, 'ann')).rejects.toThrow(/not uploaded here/);
     await expect(checkTurnInput(input({ files: [{ path: '/bob/a.txt' }] }), storage, 'ann')).rejects.toThrow(/not uploaded here/);
-    await expect(checkTurnInput(input({ text: '', files: [{ path: '/ann/a.txt' }] }), storage, 'ann')).resolves.toBeUndefined();
-    await expect(checkTurnInput(input({ text: '', action: 'confirm' }), storage, 'ann')).resolves.toBeUndefined();
+    await expect(checkTurnInput(input({ text: '', files: [{ path: '/ann/a.txt' }] }), storage, 'ann')).resolves.toEqual(['/ann/a.txt']);
+    await expect(checkTurnInput(input({ text: '', action: 'confirm' }), storage, 'ann')).resolves.toEqual([]);
   });
   it('the request hash ignores the request id and names what was asked', () => {
     expect(requestHash(input({ requestId: 'a' }))).toBe(requestHash(input({ requestId: 'b' })));
