@@ -22,7 +22,8 @@ import type { Ledger } from './ledger.ts';
 import { recoverOrphanedRuns } from './recovery.ts';
 import { RunHub } from './run-hub.ts';
 import { checkTurnInput, replayDecision, requestConflict, requestHash } from './submit-policy.ts';
-import { RunAbort, runTurn, toTurnError, type TurnContext, type TurnDeps } from './turn.ts';
+import { RunAbort, toTurnError } from './run-errors.ts';
+import { runTurn, type TurnContext, type TurnDeps } from './turn.ts';
 import type { FileStorage, TurnInput, TurnUser } from './types.ts';
 
 export interface EngineOptions {

@@ -12,5 +12,5 @@ export { PgLedger } from './pg-ledger.ts';
 export { followLedger, type FollowOptions } from './follow.ts';
 export { RunHub } from './run-hub.ts';
 export { recoverOrphanedRuns, PROCESS_EXIT_DETAIL } from './recovery.ts';
-export { RunAbort } from './turn.ts';
+export { RunAbort, toTurnError } from './run-errors.ts';
 export type { FileRef, FileStorage, TurnAction, TurnInput, TurnUser } from './types.ts';

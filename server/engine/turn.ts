@@ -20,11 +20,12 @@ import type { ConversationLease } from '../chat/lease.ts';
 import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
-import { AirlockError, isAirlockError } from '../errors.ts';
+import { AirlockError } from '../errors.ts';
 import { answerDraft, approvalRequestedDraft, approvalResolvedDraft, runFinishedDraft, toolCallDraft, toolResultDraft, type RunSummary } from './drafts.ts';
 import type { EventDraft, LedgerEvent, LiveEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
 import { concatUnlessPaused, resumeOwed, startEarly, stillPending } from './resume.ts';
+import { RunAbort, toTurnError } from './run-errors.ts';
 import { Transcript } from './transcript.ts';
 import type { TurnInput, TurnUser } from './types.ts';
 
@@ -41,12 +42,6 @@ export interface TurnDeps {
   pendingWrites?: { defer(label: string, write: () => Promise<void>): void };
 }
 
-/** The taxonomy error a turn ends with: expected ones as they are, an outage retryable, the rest INTERNAL. */
-export function toTurnError(error: unknown, runId: string): AirlockError {
-  if (isAirlockError(error)) return error;
-  if (isDatabaseUnavailable(error)) return new AirlockError('SERVICE_UNAVAILABLE', undefined, { cause: error });
-  return new AirlockError('INTERNAL', `Something went wrong on our side (reference ${runId}).`, { cause: error });
-}
 
 export interface TurnContext {
   runId: string;
@@ -59,13 +54,6 @@ export interface TurnContext {
   lease: ConversationLease;
 }
 
-/** Why a run was aborted: Stop by a user, or the process shutting down. */
-export class RunAbort extends Error {
-  override readonly name = 'RunAbort';
-  constructor(readonly reason: 'cancelled' | 'shutdown') {
-    super(reason === 'shutdown' ? 'The server is shutting down.' : 'Stopped by the user.');
-  }
-}
 
 export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator<LiveEvent> {
   const { runId, conversationId, input } = ctx;
