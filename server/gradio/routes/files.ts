@@ -60,10 +60,6 @@ export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): vo
       .header('Cache-Control', 'private, max-age=31536000, immutable')
       .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(name)}`);
     // HEAD goes through this handler too (Fastify's exposed HEAD route) and keeps the headers.
-    if (request.method === 'HEAD') {
-      await handle.close();
-      return reply.send();
-    }
     return reply.send(handle.createReadStream());
   });
 }
