@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config, Role } from './config.ts';
 import type { Pool } from './db/index.ts';
 import { registerErrorHandler } from './error-handler.ts';
+import { loggerOptions } from './log-format.ts';
 import { apiRoutes } from './api/index.ts';
 import { gatewayRoutes } from './chat/index.ts';
 import { webRoutes } from './web/index.ts';
@@ -22,7 +23,7 @@ export interface AppOptions {
 
 export async function buildApp({ config, roles, pool, databaseUrl }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: loggerOptions(config.logLevel),
     bodyLimit: config.bodyMaxBytes,
     trustProxy: true,
     // Requests carry an id that errors quote as their correlation id.

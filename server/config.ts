@@ -46,6 +46,8 @@ const EnvSchema = z.object({
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Seals private signing keys at rest; unset: a 0600 file under DATA_DIR. Same value on every replica. */
+  KEY_ENCRYPTION_KEY: z.string().min(32).optional(),
 });
 
 export interface Config {
@@ -67,6 +69,7 @@ export interface Config {
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
+  keyEncryptionKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -111,5 +114,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
   };
 }

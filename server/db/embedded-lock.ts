@@ -1,0 +1,74 @@
+/**
+ * One node process per embedded cluster. `owner.json` names the process (pid and its start time,
+ * so a recycled pid is not mistaken for it). A live owner means a second start: refused with one
+ * clear line. A dead owner (kill -9, OOM) means its postmaster, if any, is an orphan to stop.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isAlive } from './embedded-server.ts';
+
+interface Owner {
+  pid: number;
+  started: string;
+}
+
+/** Another live process already runs this data folder. */
+export class DataDirInUseError extends Error {
+  override readonly name = 'DataDirInUseError';
+}
+
+/** The process's start time from /proc (clock ticks since boot); '' where /proc is missing. */
+function startTimeOf(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Whether `owner` still runs: alive, and the same process (not a recycled pid). */
+export function ownerAlive(owner: Owner): boolean {
+  return owner.pid !== process.pid && isAlive(owner.pid) && startTimeOf(owner.pid) === owner.started;
+}
+
+const ownerPath = (dir: string) => join(dir, 'owner.json');
+
+/**
+ * Claims `dir` for this process. The file is created exclusively; a stale one is replaced. Two
+ * starts racing over a stale file both replace it, so the claim is re-read to see who won.
+ */
+export async function claimDataDir(dir: string, label: string): Promise<{ release(): Promise<void> }> {
+  const me: Owner = { pid: process.pid, started: startTimeOf(process.pid) };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await writeFile(ownerPath(dir), JSON.stringify(me), { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const current = await readOwner(dir);
+      if (current && ownerAlive(current)) {
+        throw new DataDirInUseError(`${label} is in use by another Airlock process (pid ${current.pid}): stop it first, or set DATA_DIR to another folder`);
+      }
+      await rm(ownerPath(dir), { force: true });
+      continue;
+    }
+    return {
+      release: async () => {
+        const current = await readOwner(dir);
+        if (current?.pid === process.pid) await rm(ownerPath(dir), { force: true });
+      },
+    };
+  }
+  throw new DataDirInUseError(`${label} is being claimed by another process starting at the same time: try again`);
+}
+
+async function readOwner(dir: string): Promise<Owner | null> {
+  try {
+    const value = JSON.parse(await readFile(ownerPath(dir), 'utf8')) as Owner;
+    return Number.isInteger(value.pid) ? value : null;
+  } catch {
+    return null; // unreadable or half-written: treated as stale
+  }
+}
