@@ -6,6 +6,7 @@
  *   node --import tsx server/main.ts --role gateway  # one role (repeat --role or use a comma list)
  * @module
  */
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp, localUrl } from './app.ts';
@@ -23,6 +24,15 @@ function parseRoles(argv: string[]): Role[] {
   return [...new Set(requested)] as Role[];
 }
 
+/** Fails with the listen error (EADDRINUSE, EACCES) when host:port cannot be bound now. */
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolveFree, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolveFree()));
+  });
+}
+
 /** Resources opened before "ready", closed again when the start fails. */
 interface Opened {
   embedded?: EmbeddedDatabase;
@@ -37,6 +47,8 @@ async function main(opened: Opened): Promise<void> {
     throw new ConfigError('SERVICE_CLIENT_SECRET must be set when roles run in separate processes');
   }
 
+  // Before the database starts: a port in use should fail in a second, not after initdb.
+  if (config.port !== 0) await assertPortFree(config.host, config.port);
   const needsDatabase = roles.some((r) => r !== 'web');
   let databaseUrl = config.databaseUrl;
   if (needsDatabase && !databaseUrl) {

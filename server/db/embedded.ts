@@ -65,7 +65,7 @@ export async function startEmbeddedPostgres(dir: string, database = 'airlock'): 
   const user = await serverUser();
   // As root the server's user must pass through `dir` (never list it): credentials stay 0600 root.
   if (isRoot()) await chmod(dir, 0o711);
-  const lock = await claimDataDir(dir, `The data folder ${dir}`);
+  const lock = await claimDataDir(dir, `the data folder ${dir}`);
   let ctx: ServerContext | undefined;
   let started = false;
   try {
