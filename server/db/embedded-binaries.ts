@@ -54,9 +54,12 @@ async function reachableCopy(nativeDir: string): Promise<string> {
   return target;
 }
 
+/** The binaries in `binDir`, or in a reachable copy of its package when the server's user cannot enter it. */
+export async function binariesIn(binDir: string, user: ServerUser): Promise<Binaries> {
+  const dir = serverCanEnter(binDir, user) ? binDir : join(await reachableCopy(dirname(binDir)), 'bin');
+  return { initdb: join(dir, 'initdb'), pgCtl: join(dir, 'pg_ctl'), postgres: join(dir, 'postgres') };
+}
+
 export async function findBinaries(user: ServerUser): Promise<Binaries> {
-  const pkg = await platformPackage();
-  let binDir = dirname(pkg.postgres);
-  if (!serverCanEnter(binDir, user)) binDir = join(await reachableCopy(dirname(binDir)), 'bin');
-  return { initdb: join(binDir, 'initdb'), pgCtl: join(binDir, 'pg_ctl'), postgres: join(binDir, 'postgres') };
+  return binariesIn(dirname((await platformPackage()).postgres), user);
 }
