@@ -19,6 +19,7 @@ import {
 } from './embedded-layout.ts';
 import { claimDataDir } from './embedded-lock.ts';
 import { connectAs, ensureAppRole, ensureDatabase, reassignOwnership, setPassword } from './embedded-roles.ts';
+import { superviseServer } from './embedded-supervisor.ts';
 import { configure, initCluster, postmasterPid, startServer, startWatchdog, stopServer, type ServerContext } from './embedded-server.ts';
 import { isRoot, mkdirForServer, serverCanEnter, serverUser } from './embedded-user.ts';
 
@@ -27,8 +28,8 @@ export { DataDirInUseError } from './embedded-lock.ts';
 export interface EmbeddedDatabase {
   /** The application role's URL (not a superuser). */
   url: string;
-  /** The postmaster's pid (tests kill it). */
-  pid: number;
+  /** The postmaster's current pid (a restarted one after it died). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -58,7 +59,11 @@ async function newCredentials(dir: string, canEnter: boolean): Promise<Credentia
 }
 
 /** Starts (creating on first use) the PostgreSQL server whose files live under `dir`. */
-export async function startEmbeddedPostgres(dir: string, database = 'airlock'): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  database = 'airlock',
+  { report = (line: string) => void process.stderr.write(`${line}\n`) }: { report?: (line: string) => void } = {},
+): Promise<EmbeddedDatabase> {
   dir = resolve(dir);
   await mkdir(dir, { recursive: true }); // parents get the usual mode; `dir` itself is narrowed below
   await chmod(dir, 0o700);
@@ -94,7 +99,7 @@ export async function startEmbeddedPostgres(dir: string, database = 'airlock'): 
     await configure(ctx, { socket, port });
     const pid = await startServer(ctx);
     started = true;
-    const watchdog = startWatchdog(pid);
+    let watchdog = startWatchdog(pid);
     const urlFor = (u: string, password: string, db: string) => connectionUrl({ user: u, password, database: db, clusterDir, port, socket });
 
     const passwords = [credentials.superuserPassword, ...(credentials.legacyPassword ? [credentials.legacyPassword] : [])];
@@ -118,10 +123,24 @@ export async function startEmbeddedPostgres(dir: string, database = 'airlock'): 
     }
 
     const live = ctx;
+    const supervisor = superviseServer({
+      pid,
+      report,
+      restart: async () => {
+        watchdog.stop();
+        await configure(live, { socket, port });
+        const restarted = await startServer(live);
+        watchdog = startWatchdog(restarted);
+        return restarted;
+      },
+    });
     return {
       url: urlFor(APP_ROLE, credentials.appPassword, database),
-      pid,
+      get pid() {
+        return supervisor.pid;
+      },
       async stop() {
+        await supervisor.stop();
         await stopServer(live);
         watchdog.stop();
         await lock.release();
