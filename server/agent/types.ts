@@ -7,7 +7,7 @@ import type { ErrorCode } from '../errors.ts';
 /** The user's answer to one pending approval. */
 export type ApprovalDecision =
   | { approved: true }
-  | { approved: false; reason: 'denied' | 'expired' | 'superseded' };
+  | { approved: false; reason: 'denied' | 'expired' | 'superseded' | 'mismatch' };
 
 /** One paused dangerous tool call, as `pendingApprovals()` and `approval_required` report it. */
 export interface PendingApproval {

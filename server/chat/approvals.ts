@@ -1,43 +1,81 @@
 /**
- * The approval steps of a /chat turn: resolving what is pending (atomically, once) and opening
- * approvals when the agent pauses. Decisions are in approval-policy.ts; SQL in db/approvals.ts.
+ * The approval steps of a /chat turn: resolving what the turn decides (atomically, once), working
+ * out the resume the thread is owed, and opening approvals when the agent pauses. Decisions are in
+ * approval-policy.ts; SQL in db/approvals.ts.
  * @module
  */
-import type { ApprovalDecision, PendingApproval } from '../agent/index.ts';
-import { createApproval, listPendingApprovals, resolveApproval } from '../db/approvals.ts';
+import type { AgentRuntime, ApprovalDecision, PendingApproval } from '../agent/index.ts';
+import { createApproval, listDecidedNotResumed, listPendingApprovals, markResumed, resolveApproval } from '../db/approvals.ts';
 import type { Queryable } from '../db/index.ts';
-import { approvalPrompt, hashArgs, resolvePendingApproval, type ResolvedResult } from './approval-policy.ts';
+import { AirlockError } from '../errors.ts';
+import { approvalPrompt } from '../operations/index.ts';
+import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ResolvedResult } from './approval-policy.ts';
 import type { ChatAction } from './input.ts';
 
 export interface ResolvedApproval {
   approvalId: string;
-  interruptId: string;
   result: ResolvedResult;
-  decision: ApprovalDecision;
 }
 
 /**
- * Resolves every pending approval of the conversation for this turn's action (a new message:
- * `null`). Approvals a concurrent request resolved first are skipped: that request resumes them.
+ * Resolves the pending approvals this turn decides: all of them for a new message (superseded),
+ * exactly one for a confirm or deny. Approvals a concurrent request resolved first are skipped.
+ * A decision with nothing pending resolves nothing: the caller may still owe a resume.
  */
-export async function resolvePendingApprovals(
+export async function decideApprovals(
   db: Queryable,
-  turn: { conversationId: string; userId: string; action: ChatAction | null; now: () => Date },
+  turn: { conversationId: string; userId: string; action: ChatAction | null; approvalId: string | null; now: () => Date },
 ): Promise<ResolvedApproval[]> {
+  const pending = await listPendingApprovals(db, turn.conversationId);
+  if (turn.action && pending.length === 0) return [];
+  const selection = selectApprovals({ pending, action: turn.action, approvalId: turn.approvalId, now: turn.now() });
+  if (!selection.ok) throw new AirlockError(selection.code, selection.message);
   const resolved: ResolvedApproval[] = [];
-  for (const approval of await listPendingApprovals(db, turn.conversationId)) {
-    const resolution = resolvePendingApproval({ expiresAt: approval.expiresAt, action: turn.action, now: turn.now() });
-    const row = await resolveApproval(db, {
-      id: approval.id,
-      userId: turn.userId,
-      status: resolution.outcome,
-      reason: resolution.reason,
-      now: turn.now(),
-    });
-    if (row) resolved.push({ approvalId: row.id, interruptId: row.interruptId, result: resolution.result, decision: resolution.decision });
+  for (const { id, resolution } of selection.resolve) {
+    const row = await resolveApproval(db, { id, userId: turn.userId, status: resolution.outcome, reason: resolution.reason, now: turn.now() });
+    if (row) resolved.push({ approvalId: row.id, result: resolution.result });
   }
   return resolved;
 }
+
+export interface OwedResume {
+  decisions: Record<string, ApprovalDecision>;
+  /** The approval rows the resume consumes (marked resumed once the graph is past the pause). */
+  approvalIds: string[];
+  /** True when at least one decision lets an action run (a confirmed action must never be dropped). */
+  runsSomething: boolean;
+}
+
+/**
+ * The resume a paused thread is owed: every interrupt of the paused batch decided, none of them
+ * resumed yet. Null while one is still pending or when nothing is owed. Decisions the graph has
+ * already consumed (a crash after the resume got past the pause) are marked resumed here.
+ */
+export async function owedResume(db: Queryable, agent: AgentRuntime, threadId: string, now: () => Date): Promise<OwedResume | null> {
+  const decided = await listDecidedNotResumed(db, threadId);
+  if (decided.length === 0) return null;
+  const paused = await agent.pendingApprovals(threadId);
+  const live = decided.filter((d) => paused.some((p) => p.interruptId === d.interruptId));
+  const consumed = decided.filter((d) => !live.includes(d)).map((d) => d.id);
+  await markResumed(db, consumed, now());
+  if (live.length === 0) return null;
+  const decisions = resumeDecisions(
+    paused,
+    live.map((d) => ({ interruptId: d.interruptId, decision: decisionOf({ status: d.status as Exclude<typeof d.status, 'pending'>, reason: d.reason }), actionHash: d.actionHash, requestedBy: d.requestedBy })),
+  );
+  if (!decisions) return null;
+  return { decisions, approvalIds: live.map((d) => d.id), runsSomething: Object.values(decisions).some((d) => d.approved) };
+}
+
+/** Threads with decisions not yet resumed (the start-up recovery's work list), with who decided. */
+export async function threadsOwedResume(db: Queryable): Promise<Array<{ threadId: string; conversationId: string; userId: string }>> {
+  const seen = new Map<string, { threadId: string; conversationId: string; userId: string }>();
+  for (const a of await listDecidedNotResumed(db)) {
+    if (!seen.has(a.threadId)) seen.set(a.threadId, { threadId: a.threadId, conversationId: a.conversationId, userId: a.requestedBy });
+  }
+  return [...seen.values()];
+}
+
 
 export interface OpenedApproval {
   approvalId: string;
@@ -48,7 +86,7 @@ export interface OpenedApproval {
   timeoutS: number;
 }
 
-/** Records one pending approval per paused tool call, all expiring together. */
+/** Records one pending approval per paused tool call, all expiring together, each bound to its action. */
 export async function openApprovals(
   db: Queryable,
   pause: { conversationId: string; userId: string; pending: PendingApproval[]; timeoutS: number; now: () => Date },
@@ -65,6 +103,7 @@ export async function openApprovals(
       tool: p.tool,
       args: p.args,
       argsHash: hashArgs(p.args),
+      actionHash: actionHash({ tool: p.tool, args: p.args, userId: pause.userId }),
       prompt,
       requestedBy: pause.userId,
       expiresAt,

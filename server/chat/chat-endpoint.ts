@@ -35,6 +35,8 @@ export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler'
         default: null,
         example: [],
       },
+      { name: 'request_id', label: 'Request id (idempotent retries)', component: 'textbox', default: null, example: '' },
+      { name: 'approval_id', label: 'Approval id (which approval a confirm or deny decides)', component: 'textbox', default: null, example: '' },
     ],
     outputs: [{ label: 'Response', component: 'json' }],
     handler,

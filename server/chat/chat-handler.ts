@@ -2,19 +2,21 @@
  * The /chat handler: one turn of the conversation, streamed as ChatMessages.
  *
  *   validate -> conversation (create on first message) -> lease (CONVERSATION_BUSY)
- *     -> action? resolve the pending approval(s) atomically -> confirm_resolved -> agent.resume
- *     -> else: resolve stale approvals as denied -> user message -> agent.run
+ *     -> action? resolve the one approval it names atomically -> confirm_resolved
+ *          -> the whole paused batch decided? agent.resume : stay paused
+ *     -> else: supersede pending approvals -> user message -> (resume confirmed actions) -> agent.run
  *   -> stream tokens and tool cards (persisted as they happen)
  *   -> on approval_required: approval rows + confirm_required, the stream ends (checkpoint in PG)
  * @module
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { AgentEvent, AgentRuntime, ApprovalDecision } from '../agent/index.ts';
+import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { createConversation, getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { resolveStoredPath, type EndpointRequest } from '../gradio/index.ts';
-import { openApprovals, resolvePendingApprovals } from './approvals.ts';
+import { listPendingApprovals, markResumed } from '../db/approvals.ts';
+import { decideApprovals, openApprovals, owedResume, type OwedResume } from './approvals.ts';
 import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
 import type { ChatIdentity } from './identity.ts';
 import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
@@ -36,6 +38,14 @@ type Output = [ChatMessage];
 
 export function createChatHandler(deps: ChatHandlerDeps) {
   const now = deps.now ?? (() => new Date());
+
+  /** Resumes the paused batch with its decisions; they count as consumed once the graph is past the pause. */
+  async function* resumeOwed(owed: OwedResume, context: { threadId: string; userToken: string; conversationId: string; signal: AbortSignal }) {
+    for await (const event of deps.agent.resume({ ...context, decisions: owed.decisions })) {
+      if (event.type === 'approval_required' || event.type === 'done') await markResumed(deps.pool, owed.approvalIds, now());
+      yield event;
+    }
+  }
 
   return async function* handleChat(request: EndpointRequest<ChatIdentity>): AsyncGenerator<Output> {
     const user = request.identity;
@@ -85,22 +95,35 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const transcript = new Transcript(deps.pool, conversationId);
     let paused = false;
     try {
-      const resolved = await resolvePendingApprovals(deps.pool, { conversationId, userId: user.userId, action: input.action, now });
+      const resolved = await decideApprovals(deps.pool, { conversationId, userId: user.userId, action: input.action, approvalId: input.approvalId, now });
       for (const r of resolved) {
         await transcript.approvalResolved(r.approvalId, r.result);
         yield emit({ type: 'confirm_resolved', result: r.result, approval_id: r.approvalId });
       }
-      const decisions: Record<string, ApprovalDecision> = Object.fromEntries(resolved.map((r) => [r.interruptId, r.decision]));
+      const owed = await owedResume(deps.pool, deps.agent, conversationId, now);
 
       const runContext = { threadId: conversationId, userToken: user.token, conversationId, signal: request.signal };
       let events: AsyncIterable<AgentEvent>;
       if (input.action) {
-        if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
-        events = deps.agent.resume({ ...runContext, decisions });
+        if (!owed && resolved.length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
+        if (!owed) {
+          // Other approvals of the batch still wait for their own decision: the run stays paused.
+          const waiting = await stillPending(deps.pool, conversationId);
+          if (waiting) await lease.handOverToApproval(waiting);
+          paused = true;
+          return;
+        }
+        events = resumeOwed(owed, runContext);
       } else {
-        // The agent answers the superseded tool calls itself before it takes the new message.
         await transcript.user(input.text, input.files);
-        events = deps.agent.run({ ...runContext, text: withFileNotes(input) });
+        const run = () => deps.agent.run({ ...runContext, text: withFileNotes(input) });
+        // A confirmed action is done before the new message, never dropped; otherwise the agent
+        // answers the superseded tool calls itself before it takes the new message.
+        if (owed?.runsSomething) events = concatUnlessPaused(resumeOwed(owed, runContext), run);
+        else {
+          if (owed) await markResumed(deps.pool, owed.approvalIds, now());
+          events = run();
+        }
       }
 
       for await (const event of events) {
@@ -154,6 +177,21 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       if (!paused) await lease.release().catch(() => {});
     }
   };
+}
+
+/** The first stream, then the second, unless the first paused for approval (its `done` is dropped). */
+async function* concatUnlessPaused(first: AsyncIterable<AgentEvent>, second: () => AsyncIterable<AgentEvent>): AsyncGenerator<AgentEvent> {
+  for await (const event of first) {
+    if (event.type === 'done') break;
+    yield event;
+    if (event.type === 'approval_required') return;
+  }
+  yield* second();
+}
+
+async function stillPending(pool: Pool, conversationId: string): Promise<Date | null> {
+  const [first] = await listPendingApprovals(pool, conversationId);
+  return first?.expiresAt ?? null;
 }
 
 /** The model sees attachments as a short note; the files themselves stay on the gateway. */

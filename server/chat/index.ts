@@ -15,6 +15,7 @@ import { chatEndpoint } from './chat-endpoint.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
 import { createChatAuthenticator } from './identity.ts';
+import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
 export interface GatewayOptions {
@@ -67,5 +68,16 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     publicUrl: config.publicUrl,
     title: 'Airlock',
     drainMs: config.shutdownGraceMs,
+  });
+
+  // After listen: a recovered resume calls the tools through the api, which may be this process.
+  const recovery = new AbortController();
+  app.addHook('preClose', async () => recovery.abort());
+  app.addHook('onListen', async () => {
+    resumeOwedApprovals({
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+    }).catch((error) =>
+      app.log.error({ err: error }, 'resuming decided approvals failed'),
+    );
   });
 };

@@ -1,6 +1,6 @@
 /**
  * Normalises the /chat call shapes into one input. The data slots follow the endpoint's
- * parameters (message, conversation_id, action, text, files); the ADR's three-argument shape puts
+ * parameters (message, conversation_id, action, text, files, request_id, approval_id); the ADR's three-argument shape puts
  * the conversation id and action in `event_data` instead, so those are the fallback.
  * @module
  */
@@ -21,6 +21,10 @@ export interface ChatInput {
   files: FileRef[];
   conversationId: string | null;
   action: ChatAction | null;
+  /** The client's key for this submit (idempotent retries); null when it sent none. */
+  requestId: string | null;
+  /** Which pending approval a confirm or deny decides; null: the only one pending. */
+  approvalId: string | null;
 }
 
 export class ChatInputError extends Error {
@@ -44,6 +48,8 @@ const FileSchema = z
 const FilesSchema = z.array(FileSchema).max(10, 'at most 10 files per message');
 const MessageObjectSchema = z.looseObject({ text: z.string('message.text must be a string').nullish(), files: z.unknown().optional() });
 const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID)');
+const RequestIdSchema = z.string().min(1).max(200, 'request_id must be at most 200 characters');
+const ApprovalIdSchema = z.uuid('approval_id must be an approval id (a UUID)');
 const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
 
 const blank = (v: unknown) => v === null || v === undefined || v === '';
@@ -60,7 +66,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
 
 /** Turns the endpoint's data slots and the join's event_data into a ChatInput, or throws ChatInputError. */
 export function normalizeChatInput(data: readonly unknown[], eventData: unknown): ChatInput {
-  const [message, conversationSlot, actionSlot, textSlot, filesSlot] = data;
+  const [message, conversationSlot, actionSlot, textSlot, filesSlot, requestSlot, approvalSlot] = data;
   const extra = Array.isArray(eventData) ? eventData : [];
 
   let text = '';
@@ -85,5 +91,7 @@ export function normalizeChatInput(data: readonly unknown[], eventData: unknown)
     files,
     conversationId: conversationId === null ? null : parse(IdSchema, conversationId, 'conversation_id'),
     action: action === null ? null : parse(ActionSchema, action, 'action'),
+    requestId: blank(requestSlot) ? null : parse(RequestIdSchema, requestSlot, 'request_id'),
+    approvalId: blank(approvalSlot) ? null : parse(ApprovalIdSchema, approvalSlot, 'approval_id'),
   };
 }

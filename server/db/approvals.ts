@@ -16,6 +16,8 @@ export interface Approval {
   tool: string;
   args: Record<string, unknown>;
   argsHash: string;
+  /** Hash of tool + arguments + requesting user (null on rows older than migration 011). */
+  actionHash: string | null;
   prompt: string;
   requestedBy: string;
   status: ApprovalStatus;
@@ -23,6 +25,8 @@ export interface Approval {
   createdAt: Date;
   expiresAt: Date;
   resolvedAt: Date | null;
+  /** When the graph consumed the decision; null while pending or decided but not yet resumed. */
+  resumedAt: Date | null;
 }
 
 interface ApprovalRow {
@@ -34,6 +38,7 @@ interface ApprovalRow {
   tool: string;
   args: Record<string, unknown>;
   args_hash: string;
+  action_hash: string | null;
   prompt: string;
   requested_by: string;
   status: ApprovalStatus;
@@ -41,6 +46,7 @@ interface ApprovalRow {
   created_at: Date;
   expires_at: Date;
   resolved_at: Date | null;
+  resumed_at: Date | null;
 }
 
 function toApproval(row: ApprovalRow): Approval {
@@ -53,6 +59,7 @@ function toApproval(row: ApprovalRow): Approval {
     tool: row.tool,
     args: row.args,
     argsHash: row.args_hash,
+    actionHash: row.action_hash,
     prompt: row.prompt,
     requestedBy: row.requested_by,
     status: row.status,
@@ -60,22 +67,23 @@ function toApproval(row: ApprovalRow): Approval {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     resolvedAt: row.resolved_at,
+    resumedAt: row.resumed_at,
   };
 }
 
 export type NewApproval = Pick<
   Approval,
   'conversationId' | 'threadId' | 'interruptId' | 'toolCallId' | 'tool' | 'args' | 'argsHash' | 'prompt' | 'requestedBy' | 'expiresAt'
->;
+> & { actionHash: string };
 
 /** Records a pending approval; a repeat for the same interrupt returns the existing row. */
 export async function createApproval(q: Queryable, a: NewApproval): Promise<Approval> {
   const { rows } = await q.query<ApprovalRow>(
-    `INSERT INTO approvals (conversation_id, thread_id, interrupt_id, tool_call_id, tool, args, args_hash, prompt, requested_by, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    `INSERT INTO approvals (conversation_id, thread_id, interrupt_id, tool_call_id, tool, args, args_hash, prompt, requested_by, expires_at, action_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (thread_id, interrupt_id) DO UPDATE SET thread_id = EXCLUDED.thread_id
      RETURNING *`,
-    [a.conversationId, a.threadId, a.interruptId, a.toolCallId, a.tool, JSON.stringify(a.args), a.argsHash, a.prompt, a.requestedBy, a.expiresAt],
+    [a.conversationId, a.threadId, a.interruptId, a.toolCallId, a.tool, JSON.stringify(a.args), a.argsHash, a.prompt, a.requestedBy, a.expiresAt, a.actionHash],
   );
   return toApproval(rows[0]);
 }
@@ -104,4 +112,23 @@ export async function resolveApproval(
     [r.id, r.userId, r.status, r.reason, r.now],
   );
   return rows[0] ? toApproval(rows[0]) : null;
+}
+
+/**
+ * Decided approvals whose run has not continued yet, of one thread (or of every thread), oldest
+ * first: the decisions a resume still owes the graph.
+ */
+export async function listDecidedNotResumed(q: Queryable, threadId?: string): Promise<Approval[]> {
+  const { rows } = await q.query<ApprovalRow>(
+    `SELECT * FROM approvals WHERE status <> 'pending' AND resumed_at IS NULL AND ($1::text IS NULL OR thread_id = $1)
+     ORDER BY created_at, id`,
+    [threadId ?? null],
+  );
+  return rows.map(toApproval);
+}
+
+/** Marks decisions as consumed by the graph (the resume that carried them got past the pause). */
+export async function markResumed(q: Queryable, ids: string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await q.query(`UPDATE approvals SET resumed_at = $2 WHERE id = ANY($1::uuid[]) AND resumed_at IS NULL`, [ids, now]);
 }

@@ -1,7 +1,6 @@
 /**
- * The real `node --import tsx server/main.ts` on embedded defaults (no DATABASE_URL), for the
- * start-recovery and fault tests: start it, wait for its ready line or its exit, find the
- * embedded postmaster it runs, and wait for a process to be gone.
+ * `server/main.ts` as a real child process (a kill -9 must kill the real thing): started with an
+ * environment, resolved once it prints its ready line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -14,25 +13,11 @@ export interface MainProcess {
   exited: Promise<number | null>;
 }
 
-export interface MainExit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function embeddedEnv(dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DEMO_PASSWORD: 'demo-password-1', ...env };
-  delete base.DATABASE_URL;
-  return base;
-}
-
-function spawnMain(dataDir: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: embeddedEnv(dataDir, env), stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** Starts main and resolves once it prints its ready line (rejects with its output if it exits). */
-export function startMain(dataDir: string, env: Record<string, string> = {}): Promise<MainProcess> {
-  const child = spawnMain(dataDir, env);
+export function startMain(args: string[], env: Record<string, string>): Promise<MainProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DEMO_PASSWORD: 'demo-password-1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -43,13 +28,34 @@ export function startMain(dataDir: string, env: Record<string, string> = {}): Pr
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`exited ${code} before ready:\n${output}`)));
+    exited.then((code) => reject(new Error(`exited ${code} before ready:\n${output}`)));
   });
 }
 
-/** Runs main expecting it to fail; resolves with its exit code and output. */
+/* ---- Embedded defaults (no DATABASE_URL): the start-recovery and database fault tests. ---- */
+
+export interface MainExit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a start on embedded defaults in `dataDir` ('' counts as unset). */
+export function embeddedEnv(dataDir: string, env: Record<string, string> = {}): Record<string, string> {
+  return { DATABASE_URL: '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env };
+}
+
+/** Starts main on embedded defaults and resolves at its ready line. */
+export function startEmbeddedMain(dataDir: string, env: Record<string, string> = {}): Promise<MainProcess> {
+  return startMain([], embeddedEnv(dataDir, env));
+}
+
+/** Runs main on embedded defaults expecting it to fail; resolves with its exit code and output. */
 export function runMainToExit(dataDir: string, env: Record<string, string> = {}): Promise<MainExit> {
-  const child = spawnMain(dataDir, env);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: { ...process.env, PORT: '0', DEMO_PASSWORD: 'demo-password-1', ...embeddedEnv(dataDir, env) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c) => (stdout += c));
@@ -85,4 +91,21 @@ export async function waitGone(pid: number, timeoutMs: number): Promise<number |
     await new Promise((r) => setTimeout(r, 100));
   }
   return isAlive(pid) ? null : Date.now() - started;
+}
+
+/** Writes a conversation titled `title` through the api; the fault tests check it survives. */
+export async function writeMarker(url: string, token: string, title: string): Promise<void> {
+  const res = await fetch(`${url}/api/assistant/conversations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title }),
+  });
+  if (res.status !== 201) throw new Error(`creating the marker conversation answered ${res.status}`);
+}
+
+/** How many of `titles` are missing from the user's conversations (the data lost). */
+export async function missingMarkers(url: string, token: string, titles: string[]): Promise<number> {
+  const res = await fetch(`${url}/api/assistant/conversations?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+  const items = ((await res.json()) as { items: Array<{ title: string }> }).items;
+  return titles.filter((t) => !items.some((i) => i.title === t)).length;
 }

@@ -2,13 +2,14 @@
  * The real process: `server/main.ts` starts the roles, prints its URL, and on SIGTERM ends open
  * streams with a terminal message, closes the pool and exits 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startMain as startProcess } from '../helpers/main-process.ts';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -23,31 +24,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startMain(args: string[], env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dataDir, DEMO_PASSWORD: 'demo-password-1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /is ready at (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1], output: () => output, exited });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    exited.then((code) => reject(new Error(`exited ${code} before ready:\n${output}`)));
-  });
-}
+const startMain = (args: string[], env: Record<string, string>) => startProcess(args, { DATA_DIR: dataDir, ...env });
 
 describe('server/main.ts', () => {
   it('rejects an unknown role and a split start without a service secret, with a clear message', async () => {

@@ -8,5 +8,5 @@ export const checkHealth = defineBackendTool({
   schema: z.object({
     service: z.string().optional().describe('The service to check, e.g. "payments-api"; omit for all services'),
   }),
-  request: ({ service }) => ({ method: 'GET', path: '/api/tools/health', query: { service } }),
+  call: ({ service }) => ({ query: { service } }),
 });

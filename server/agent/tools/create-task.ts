@@ -11,5 +11,5 @@ export const createTask = defineBackendTool({
     service: z.string().optional().describe('The service the task is about, e.g. "payments-api"'),
     priority: z.enum(['low', 'medium', 'high']).optional().describe('Priority (default medium)'),
   }),
-  request: (body) => ({ method: 'POST', path: '/api/tools/tasks', body }),
+  call: (body) => ({ body }),
 });

@@ -21,17 +21,25 @@ import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
 import type { z } from 'zod';
 import { AirlockError, isAirlockError } from '../../errors.ts';
+import { toolPath, toolSpec, type ToolName } from '../../operations/index.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
 import { callBackend, type BackendRequest } from './backend.ts';
 import { toolContext, type ToolContext } from './context.ts';
 
+/** The parts of a backend call that come from the model's arguments; method and path come from the catalog. */
+export interface CallParts {
+  params?: Record<string, string>;
+  query?: BackendRequest['query'];
+  body?: unknown;
+}
+
 export interface BackendToolSpec<S extends z.ZodObject> {
-  name: string;
+  /** The operation in server/operations: its endpoint, permission and approval need. */
+  name: ToolName;
+  /** What the model reads to choose the tool. */
   description: string;
   schema: S;
-  /** Pause for the user's approval before calling the backend. */
-  approval?: boolean;
-  request: (args: z.infer<S>) => BackendRequest;
+  call: (args: z.infer<S>) => CallParts;
 }
 
 /** The content of an error ToolMessage: JSON the model (and the offline model) can read. */
@@ -48,6 +56,7 @@ export function refusalOf(tool: string, decision: ApprovalDecision): { code: str
   if (decision && typeof decision === 'object' && decision.approved === true) return null;
   const reason = (decision as { reason?: string } | undefined)?.reason;
   if (reason === 'expired') return { code: 'APPROVAL_EXPIRED', message: `Not done: the approval for ${tool} expired before it was confirmed.` };
+  if (reason === 'mismatch') return { code: 'DENIED', message: `Not done: ${tool} was not the action the user approved.` };
   if (reason === 'superseded') return { code: 'SUPERSEDED', message: `Not done: the request to run ${tool} was replaced by a newer message.` };
   return { code: 'DENIED', message: `Not done: the user denied ${tool}.` };
 }
@@ -62,6 +71,12 @@ async function assertAllowed(ctx: ToolContext, name: string, meta: { toolCallId:
 
 /** A LangChain tool that calls the backend API. */
 export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S>) {
+  const operation = toolSpec(spec.name);
+  const needsApproval = operation.approval !== undefined;
+  const backendRequest = (args: z.infer<S>): BackendRequest => {
+    const { params, query, body } = spec.call(args);
+    return { method: operation.method, path: toolPath(operation, params), query, body };
+  };
   return tool(
     async (args: z.infer<S>, runtime: ToolRuntime) => {
       const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? 'unknown';
@@ -76,18 +91,18 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
       let ctx: ToolContext;
       try {
         ctx = toolContext(runtime);
-        if (spec.approval) await assertAllowed(ctx, spec.name, meta);
+        if (needsApproval) await assertAllowed(ctx, spec.name, meta);
       } catch (error) {
         return fail(error);
       }
-      if (spec.approval) {
+      if (needsApproval) {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
         const request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId };
         const refusal = refusalOf(spec.name, interrupt(request) as ApprovalDecision);
         if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
       }
       try {
-        return JSON.stringify(await callBackend(ctx, spec.request(args), meta));
+        return JSON.stringify(await callBackend(ctx, backendRequest(args), meta));
       } catch (error) {
         return fail(error);
       }

@@ -5,11 +5,10 @@ import { defineBackendTool } from './define.ts';
 export const deployService = defineBackendTool({
   name: 'deploy_service',
   description: 'Deploy (release, roll out) a version of a service to an environment. Requires the user\'s confirmation.',
-  approval: true,
   schema: z.object({
     service: z.string().min(1).describe('The service to deploy, e.g. "checkout-api"'),
     version: z.string().min(1).describe('The version to deploy, e.g. "2.4.1"'),
     environment: z.string().min(1).describe('The target environment, e.g. "staging" or "production"'),
   }),
-  request: (body) => ({ method: 'POST', path: '/api/tools/deployments', body }),
+  call: (body) => ({ body }),
 });

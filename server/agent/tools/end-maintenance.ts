@@ -5,9 +5,8 @@ import { defineBackendTool } from './define.ts';
 export const endMaintenance = defineBackendTool({
   name: 'end_maintenance',
   description: 'End the active maintenance window of a service. Requires the user\'s confirmation.',
-  approval: true,
   schema: z.object({
     service: z.string().min(1).describe('The service whose active maintenance should end, e.g. "db-primary"'),
   }),
-  request: (body) => ({ method: 'POST', path: '/api/tools/maintenance/end', body }),
+  call: (body) => ({ body }),
 });

@@ -8,5 +8,5 @@ export const getDashboard = defineBackendTool({
   schema: z.object({
     id: z.string().min(1).describe('The dashboard id, as returned by search_dashboards'),
   }),
-  request: ({ id }) => ({ method: 'GET', path: `/api/tools/dashboards/${encodeURIComponent(id)}` }),
+  call: ({ id }) => ({ params: { id } }),
 });

@@ -8,5 +8,5 @@ export const getEnvironment = defineBackendTool({
   schema: z.object({
     environment: z.string().optional().describe('The environment, e.g. "staging"; omit for all environments'),
   }),
-  request: ({ environment }) => ({ method: 'GET', path: '/api/tools/environment', query: { environment } }),
+  call: ({ environment }) => ({ query: { environment } }),
 });

@@ -16,8 +16,8 @@ export const ALL_TOOLS = [
   listDeployments, deployService, checkHealth, getEnvironment, createTask,
 ];
 
-/** Tools that pause for the user's approval before they act. */
-export const APPROVAL_TOOLS: readonly string[] = ['start_maintenance', 'end_maintenance', 'deploy_service'];
+/** Tools that pause for the user's approval before they act (declared in server/operations). */
+export { APPROVAL_TOOLS } from '../../operations/index.ts';
 
 export { CONTEXT_KEY, type ToolContext } from './context.ts';
 export { codeForStatus, callBackend } from './backend.ts';

@@ -10,5 +10,5 @@ export const listDeployments = defineBackendTool({
     environment: z.string().optional().describe('Only deployments to this environment, e.g. "staging"'),
     limit: z.number().int().min(1).max(100).optional().describe('Maximum number of deployments (default 20)'),
   }),
-  request: (query) => ({ method: 'GET', path: '/api/tools/deployments', query }),
+  call: (query) => ({ query }),
 });

@@ -9,5 +9,5 @@ export const listMaintenanceEvents = defineBackendTool({
     status: z.enum(['active', 'upcoming', 'past', 'all']).optional().describe('Which events to list (default all)'),
     service: z.string().optional().describe('Only events of this service, e.g. "db-primary"'),
   }),
-  request: ({ status, service }) => ({ method: 'GET', path: '/api/tools/maintenance', query: { status, service } }),
+  call: ({ status, service }) => ({ query: { status, service } }),
 });

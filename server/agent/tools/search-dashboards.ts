@@ -9,5 +9,5 @@ export const searchDashboards = defineBackendTool({
     query: z.string().min(1).describe('Words to search for in dashboard titles and descriptions, e.g. "latency"'),
     limit: z.number().int().min(1).max(50).optional().describe('Maximum number of dashboards to return (default 10)'),
   }),
-  request: ({ query, limit }) => ({ method: 'GET', path: '/api/tools/dashboards', query: { q: query, limit } }),
+  call: ({ query, limit }) => ({ query: { q: query, limit } }),
 });

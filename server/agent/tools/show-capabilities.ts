@@ -6,5 +6,5 @@ export const showCapabilities = defineBackendTool({
   name: 'show_capabilities',
   description: 'Show what the assistant can do for the current user: the available tools, which are allowed for their role, and their permissions. Use for help or "what can you do".',
   schema: z.object({}),
-  request: () => ({ method: 'GET', path: '/api/tools/capabilities' }),
+  call: () => ({}),
 });

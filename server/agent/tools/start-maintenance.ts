@@ -5,11 +5,10 @@ import { defineBackendTool } from './define.ts';
 export const startMaintenance = defineBackendTool({
   name: 'start_maintenance',
   description: 'Start a maintenance window on a service now, for a duration, with a reason. Requires the user\'s confirmation.',
-  approval: true,
   schema: z.object({
     service: z.string().min(1).describe('The service to put into maintenance, e.g. "db-primary"'),
     duration_minutes: z.number().int().min(1).max(10_080).describe('How long the maintenance lasts, in minutes'),
     reason: z.string().min(1).describe('Why, e.g. "disk upgrade"'),
   }),
-  request: (body) => ({ method: 'POST', path: '/api/tools/maintenance', body }),
+  call: (body) => ({ body }),
 });

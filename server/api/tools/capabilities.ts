@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { permissionsForRole, roleAllows } from '../../auth/index.ts';
 import type { ApiContext } from '../context.ts';
 import { requestUser } from '../identity.ts';
-import { TOOLS } from './catalog.ts';
+import { TOOLS } from '../../operations/index.ts';
 import { toolRoute } from './route-config.ts';
 
 export const capabilityTools: FastifyPluginAsync<{ ctx: ApiContext }> = async (app) => {

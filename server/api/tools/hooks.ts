@@ -9,7 +9,7 @@ import type { AuditOutcome } from '../../db/audit.ts';
 import { createAuditWriter } from './audit-writer.ts';
 import type { ApiContext } from '../context.ts';
 import { assertPermission, maybeRequestService, maybeRequestUser, requestUser, requireServiceAndUser } from '../identity.ts';
-import type { ToolSpec } from './catalog.ts';
+import type { ToolSpec } from '../../operations/index.ts';
 
 const started = new WeakMap<FastifyRequest, number>();
 const replayed = new WeakSet<FastifyRequest>();

@@ -13,7 +13,7 @@ import { maintenanceTools } from './maintenance.ts';
 import { statusTools } from './status.ts';
 import { taskTools } from './tasks.ts';
 
-export { TOOLS, type ToolSpec, type ToolName } from './catalog.ts';
+export { TOOLS, type ToolSpec, type ToolName } from '../../operations/index.ts';
 
 export const toolRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {
   registerToolHooks(app, ctx);

@@ -40,7 +40,6 @@ export class ChatState {
   #tokens: FrameBatch<WireChatMessage>;
   #sending = false;
   #lastInput: SubmitInput | null = null;
-  #lastApproval: string | null = null;
   #stopped = -1;
 
   readonly items: ChatItem[] = $derived(this.#view.items);
@@ -181,7 +180,7 @@ export class ChatState {
       return;
     }
     this.#dispatch({ type: 'dismiss', id: errorId });
-    const approvalId = input.action ? this.#lastApproval ?? undefined : undefined;
+    const approvalId = input.action ? input.approvalId : undefined;
     void this.#start(input, { type: 'submitted', text: input.text, files: input.files, action: input.action, approvalId, retry: true });
   }
 
@@ -195,8 +194,7 @@ export class ChatState {
     if (!card || card.kind !== 'approval' || card.status !== 'pending' || card.deciding || this.busy) return;
     const id = this.#conversationId;
     if (!id) return;
-    this.#lastApproval = approvalId;
-    void this.#start({ text: action, files: [], conversationId: id, action }, { type: 'submitted', text: action, action, approvalId });
+    void this.#start({ text: action, files: [], conversationId: id, action, approvalId }, { type: 'submitted', text: action, action, approvalId });
   }
 
   async #start(input: SubmitInput, event: ChatEvent): Promise<void> {

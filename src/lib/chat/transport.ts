@@ -12,6 +12,8 @@ export interface SubmitInput {
   files: FileRef[];
   conversationId: string;
   action: 'confirm' | 'deny' | null;
+  /** The approval a confirm or deny decides (each card answers for itself). */
+  approvalId?: string;
 }
 
 /** What one run yields: the gateway's messages, then at most one failure. */
@@ -70,6 +72,7 @@ export const connectGradio: ConnectTransport = async (token) => {
         message: { text: input.text, files: input.files },
         conversation_id: input.conversationId,
         action: input.action,
+        approval_id: input.approvalId ?? null,
       });
       async function* events(): AsyncGenerator<TransportEvent> {
         for await (const event of submission) {

@@ -5,18 +5,24 @@ const ID = '0b6f2c1e-8a6e-4f4e-9d1c-2a3b4c5d6e7f';
 
 describe('normalizeChatInput', () => {
   const cases: Array<[string, unknown[], unknown, ReturnType<typeof normalizeChatInput>]> = [
-    ['positional multimodal', [{ text: 'hi', files: [] }, ID, null, null, null], undefined, { text: 'hi', files: [], conversationId: ID, action: null }],
-    ['keyword with defaults', [{ text: 'hi', files: [] }, ID, null, '', null], undefined, { text: 'hi', files: [], conversationId: ID, action: null }],
-    ['plain string message', ['  hello  ', null, null, null, null], undefined, { text: 'hello', files: [], conversationId: null, action: null }],
-    ['ADR shape: text/files slots + event_data', [null, null, null, 'hi', []], [ID, null], { text: 'hi', files: [], conversationId: ID, action: null }],
-    ['ADR confirm shape', ['confirm', ID, 'confirm', null, null], [ID, 'confirm'], { text: 'confirm', files: [], conversationId: ID, action: 'confirm' }],
-    ['action from event_data only', ['deny', null, null, null, null], [ID, 'deny'], { text: 'deny', files: [], conversationId: ID, action: 'deny' }],
-    ['slots win over event_data', [{ text: 'x' }, ID, null, null, null], ['ignored', 'confirm'], { text: 'x', files: [], conversationId: ID, action: 'confirm' }],
+    ['positional multimodal', [{ text: 'hi', files: [] }, ID, null, null, null], undefined, { text: 'hi', files: [], conversationId: ID, action: null, requestId: null, approvalId: null }],
+    ['keyword with defaults', [{ text: 'hi', files: [] }, ID, null, '', null], undefined, { text: 'hi', files: [], conversationId: ID, action: null, requestId: null, approvalId: null }],
+    ['plain string message', ['  hello  ', null, null, null, null], undefined, { text: 'hello', files: [], conversationId: null, action: null, requestId: null, approvalId: null }],
+    ['ADR shape: text/files slots + event_data', [null, null, null, 'hi', []], [ID, null], { text: 'hi', files: [], conversationId: ID, action: null, requestId: null, approvalId: null }],
+    ['ADR confirm shape', ['confirm', ID, 'confirm', null, null], [ID, 'confirm'], { text: 'confirm', files: [], conversationId: ID, action: 'confirm', requestId: null, approvalId: null }],
+    ['action from event_data only', ['deny', null, null, null, null], [ID, 'deny'], { text: 'deny', files: [], conversationId: ID, action: 'deny', requestId: null, approvalId: null }],
+    ['slots win over event_data', [{ text: 'x' }, ID, null, null, null], ['ignored', 'confirm'], { text: 'x', files: [], conversationId: ID, action: 'confirm', requestId: null, approvalId: null }],
     [
       'files as FileData and paths',
       [{ text: 'see', files: [{ path: '/up/abc/a.png', orig_name: 'C:\\tmp\\a.png', meta: { _type: 'gradio.FileData' } }, '/up/def/b.txt'] }, null, null, null, null],
       null,
-      { text: 'see', files: [{ path: '/up/abc/a.png', orig_name: 'a.png' }, { path: '/up/def/b.txt' }], conversationId: null, action: null },
+      { text: 'see', files: [{ path: '/up/abc/a.png', orig_name: 'a.png' }, { path: '/up/def/b.txt' }], conversationId: null, action: null, requestId: null, approvalId: null },
+    ],
+    [
+      'request_id and approval_id slots',
+      ['confirm', ID, 'confirm', null, null, 'req-1', ID],
+      null,
+      { text: 'confirm', files: [], conversationId: ID, action: 'confirm', requestId: 'req-1', approvalId: ID },
     ],
   ];
   it.each(cases)('%s', (_name, data, eventData, expected) => {
@@ -27,6 +33,8 @@ describe('normalizeChatInput', () => {
     ['conversation id not a uuid', [{ text: 'x' }, 'abc', null], null, /conversation_id/],
     ['unknown action', [{ text: 'x' }, ID, 'approve'], null, /action/],
     ['message of a wrong type', [42, null, null], null, /message/],
+    ['approval id not a uuid', ['confirm', ID, 'confirm', null, null, null, 'first'], null, /approval_id/],
+    ['request id too long', [{ text: 'x' }, null, null, null, null, 'r'.repeat(201)], null, /request_id/],
     ['too many files', [{ text: 'x', files: Array.from({ length: 11 }, (_, i) => `/f${i}`) }], null, /files/],
   ];
   it.each(bad)('rejects %s', (_name, data, eventData, message) => {

@@ -85,7 +85,7 @@ describe('ChatState', () => {
     chat.confirm('ap-1'); // a double click sends once
     await settle();
     expect(transport.runs).toHaveLength(2);
-    expect(transport.last.input).toEqual({ text: 'confirm', files: [], conversationId: 'c1', action: 'confirm' });
+    expect(transport.last.input).toEqual({ text: 'confirm', files: [], conversationId: 'c1', action: 'confirm', approvalId: 'ap-1' });
     expect(chat.items.find((i) => i.id === 'ap-1')).toMatchObject({ deciding: 'confirm' });
 
     transport.last.push(wire.resolved('ap-1', 'confirmed'));
@@ -98,6 +98,27 @@ describe('ChatState', () => {
     expect(chat.items[2]).toMatchObject({ status: 'confirmed' });
     expect(chat.phase).toBe('idle');
     expect(phases).toEqual(['streaming', 'awaiting_confirmation', 'streaming', 'idle']);
+  });
+
+  it('HITL: two cards, each decided for itself; the run waits until both are answered', async () => {
+    const { chat, transport } = setup();
+    await chat.open('c1');
+    await chat.send('Deploy checkout-api 2.4.1 and payments-api 1.0.0 to staging');
+    transport.last.push(wire.confirm('ap-a', 'deploy_service', { service: 'checkout-api' }, future()));
+    transport.last.push(wire.confirm('ap-b', 'deploy_service', { service: 'payments-api' }, future()));
+    transport.last.end();
+    await settle();
+    chat.confirm('ap-a');
+    await settle();
+    expect(transport.last.input).toMatchObject({ action: 'confirm', approvalId: 'ap-a' });
+    transport.last.push(wire.resolved('ap-a', 'confirmed'));
+    transport.last.end(); // the gateway resolves only ap-a and keeps the run paused
+    await settle();
+    expect(chat.items.filter((i) => i.kind === 'approval').map((i) => i.kind === 'approval' && i.status)).toEqual(['confirmed', 'pending']);
+    expect(chat.phase).toBe('awaiting_confirmation');
+    chat.deny('ap-b');
+    await settle();
+    expect(transport.last.input).toMatchObject({ action: 'deny', approvalId: 'ap-b' });
   });
 
   it('HITL: deny sends action "deny" and the card collapses to denied', async () => {

@@ -54,7 +54,7 @@ describe('connectGradio', () => {
     connect.mockResolvedValue({ config: {}, submit, close: vi.fn() });
     const transport = await connectGradio('tok');
     const run = transport.submit({ text: 'hello', files: [], conversationId: 'c1', action: null });
-    expect(submit).toHaveBeenCalledWith('/chat', { message: { text: 'hello', files: [] }, conversation_id: 'c1', action: null });
+    expect(submit).toHaveBeenCalledWith('/chat', { message: { text: 'hello', files: [] }, conversation_id: 'c1', action: null, approval_id: null });
     const seen = [];
     for await (const e of run) seen.push(e);
     expect(seen).toEqual([{ type: 'message', message }]);
@@ -67,9 +67,9 @@ describe('connectGradio', () => {
     connect.mockResolvedValue({ config: {}, submit, close: vi.fn() });
     const transport = await connectGradio('tok');
     const seen = [];
-    for await (const e of transport.submit({ text: 'confirm', files: [], conversationId: 'c1', action: 'confirm' })) seen.push(e);
+    for await (const e of transport.submit({ text: 'confirm', files: [], conversationId: 'c1', action: 'confirm', approvalId: 'a1' })) seen.push(e);
     expect(seen).toEqual([{ type: 'failed', code: 'GRADIO_UNREACHABLE', detail: 'Connection errored out.' }]);
-    expect(submit.mock.calls[0][1]).toMatchObject({ action: 'confirm' });
+    expect(submit.mock.calls[0][1]).toMatchObject({ action: 'confirm', approval_id: 'a1' });
   });
 
   it('a 401 on connect is UNAUTHORIZED; anything else is GRADIO_UNREACHABLE', async () => {

@@ -7,18 +7,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
-import { clusterDirOf, postmasterPidOf, startMain, waitGone, type MainProcess } from '../helpers/main-process.ts';
+import { createFaultTable } from '../helpers/fault-table.ts';
+import { clusterDirOf, missingMarkers, postmasterPidOf, startEmbeddedMain, waitGone, writeMarker, type MainProcess } from '../helpers/main-process.ts';
 
 const RECOVERY_BOUND_MS = 30_000;
 
 let dir: string;
 let main: MainProcess | undefined;
+const table = createFaultTable('postmaster-kill');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'airlock-pgrestart-'));
   await chmod(dir, 0o755);
 });
 afterAll(async () => {
+  table.print();
   const postmaster = await postmasterPidOf(join(dir, 'data')).catch(() => null);
   if (main && main.child.exitCode === null) {
     main.child.kill('SIGTERM');
@@ -33,8 +36,8 @@ afterAll(async () => {
 describe('embedded database restart', () => {
   it('kill -9 of the postmaster: the app restarts it and logins work again on the same data', async () => {
     const dataDir = join(dir, 'data');
-    main = await startMain(dataDir);
-    expect(await login(main.url, 'operator')).toMatch(/^ey/);
+    main = await startEmbeddedMain(dataDir);
+    await writeMarker(main.url, await login(main.url, 'operator'), 'written before the postmaster died');
 
     const first = await postmasterPidOf(dataDir);
     process.kill(first, 'SIGKILL');
@@ -49,6 +52,9 @@ describe('embedded database restart', () => {
     }
     console.log(`logins work again ${Date.now() - killedAt} ms after kill -9 of the postmaster (bound ${RECOVERY_BOUND_MS} ms)`);
     expect(token).toMatch(/^ey/);
+    const lost = await missingMarkers(main.url, token!, ['written before the postmaster died']);
+    table.record({ fault: 'kill -9 embedded postmaster', outcome: `restarted by the app, logins after ${Date.now() - killedAt} ms`, lost });
+    expect(lost).toBe(0);
     expect(await postmasterPidOf(dataDir)).not.toBe(first);
     expect(main.output()).toMatch(/the embedded database \(pid \d+\) stopped unexpectedly; starting it again/);
     expect(main.output()).toMatch(/the embedded database is running again \(pid \d+\)/);

@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
-import { clusterDirOf, isAlive, postmasterPidOf, runMainToExit, startMain, waitGone, type MainProcess } from '../helpers/main-process.ts';
+import { createFaultTable } from '../helpers/fault-table.ts';
+import {
+  clusterDirOf, isAlive, missingMarkers, postmasterPidOf, runMainToExit, startEmbeddedMain, waitGone, writeMarker, type MainProcess,
+} from '../helpers/main-process.ts';
 
 /** An orphaned postmaster must be gone within this bound (watchdog poll 1 s + fast shutdown). */
 const ORPHAN_BOUND_MS = 15_000;
@@ -19,6 +22,7 @@ const ORPHAN_BOUND_MS = 15_000;
 let privateDir: string;
 let dataDir: string;
 const running: MainProcess[] = [];
+const table = createFaultTable('node-kill-embedded');
 
 beforeAll(async () => {
   privateDir = await mkdtemp(join(tmpdir(), 'airlock-private-'));
@@ -27,6 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  table.print();
   for (const main of running) if (main.child.exitCode === null) main.child.kill('SIGKILL');
   const cluster = await clusterDirOf(dataDir).catch(() => null);
   const pid = await postmasterPidOf(dataDir).catch(() => null);
@@ -36,7 +41,7 @@ afterAll(async () => {
 });
 
 async function started(env: Record<string, string> = {}): Promise<MainProcess> {
-  const main = await startMain(dataDir, env);
+  const main = await startEmbeddedMain(dataDir, env);
   running.push(main);
   return main;
 }
@@ -52,7 +57,9 @@ function oneLine(stderr: string): string {
 describe('start recovery (real process, embedded database, 0700 parent folder)', () => {
   it('1. starts from a folder other users cannot enter, and serves logins', async () => {
     const main = await started();
-    expect(await login(main.url, 'operator')).toMatch(/^ey/);
+    const token = await login(main.url, 'operator');
+    expect(token).toMatch(/^ey/);
+    await writeMarker(main.url, token, 'written before kill -9 #1');
     expect(isAlive(await postmasterPidOf(dataDir))).toBe(true);
   });
 
@@ -61,6 +68,10 @@ describe('start recovery (real process, embedded database, 0700 parent folder)',
     expect(second.code).toBe(1);
     expect(oneLine(second.stderr)).toMatch(/^Airlock cannot start: the data folder .* is in use by another Airlock process \(pid \d+\): stop it first/);
     expect(isAlive(await postmasterPidOf(dataDir))).toBe(true); // the first one's database is untouched
+    const first = running.at(-1)!;
+    const lost = await missingMarkers(first.url, await login(first.url, 'operator'), ['written before kill -9 #1']);
+    table.record({ fault: 'second start on the same DATA_DIR', outcome: 'refused in one line, first untouched', lost });
+    expect(lost).toBe(0);
   });
 
   it('3. kill -9 of node: the orphaned postmaster is gone within the bound, and the next start comes up', async () => {
@@ -73,7 +84,11 @@ describe('start recovery (real process, embedded database, 0700 parent folder)',
     expect(goneAfter).not.toBeNull();
 
     const next = await started();
-    expect(await login(next.url, 'admin')).toMatch(/^ey/); // same data: the demo users are still there
+    const token = await login(next.url, 'operator'); // same data: the demo users are still there
+    const lost = await missingMarkers(next.url, token, ['written before kill -9 #1']);
+    table.record({ fault: 'kill -9 node (embedded database)', outcome: `orphan gone in ${goneAfter} ms, next start up`, lost });
+    expect(lost).toBe(0);
+    await writeMarker(next.url, token, 'written before kill -9 #2');
   });
 
   it('4. kill -9 and an immediate restart (the orphan still running): the start stops it and comes up', async () => {
@@ -84,7 +99,9 @@ describe('start recovery (real process, embedded database, 0700 parent folder)',
     const next = await started(); // at once: the watchdog has not acted yet
     expect(await waitGone(orphan, 1)).not.toBeNull(); // the old postmaster was stopped, not adopted twice
     expect(await postmasterPidOf(dataDir)).not.toBe(orphan);
-    expect(await login(next.url, 'viewer')).toMatch(/^ey/);
+    const lost = await missingMarkers(next.url, await login(next.url, 'operator'), ['written before kill -9 #1', 'written before kill -9 #2']);
+    table.record({ fault: 'kill -9 node, immediate restart', outcome: 'orphan stopped by the start, up', lost });
+    expect(lost).toBe(0);
 
     const postmaster = await postmasterPidOf(dataDir);
     next.child.kill('SIGTERM');

@@ -1,0 +1,162 @@
+/**
+ * Faults: kill -9 of the gateway at each step of an approval (crash-safety issue, item 2: confirmed
+ * means done, nothing runs twice). The gateway is a real process killed with SIGKILL at the moment
+ * that matters; the api runs as its own process, so it can be frozen (SIGSTOP) to hold the resumed
+ * tool back until the kill has landed.
+ */
+import type { Client } from '@gradio/client';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createFaultTable } from '../helpers/fault-table.ts';
+import { startMain, type MainProcess } from '../helpers/main-process.ts';
+
+const table = createFaultTable('approval-kill');
+
+const SECRET = 'crash-secret-0123456789abcdef';
+let db: TestDatabase;
+let dataDir: string;
+let api: MainProcess;
+let token: string;
+const started: MainProcess[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'airlock-crash-'));
+  api = await startMain(['--role', 'api'], { DATABASE_URL: db.url, DATA_DIR: dataDir, SERVICE_CLIENT_SECRET: SECRET, DEMO_USERS: 'true' });
+  started.push(api);
+  token = await login(api.url, 'admin');
+});
+
+afterAll(async () => {
+  table.print();
+  for (const p of started) {
+    p.child.kill('SIGCONT');
+    p.child.kill('SIGKILL');
+    await p.exited;
+  }
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function startGateway(): Promise<{ gateway: MainProcess; client: Client }> {
+  const gateway = await startMain(['--role', 'gateway'], { DATABASE_URL: db.url, DATA_DIR: dataDir, SERVICE_CLIENT_SECRET: SECRET, API_URL: api.url, LEASE_TTL_S: '2' });
+  started.push(gateway);
+  return { gateway, client: await connectChat(gateway.url, token) };
+}
+
+async function pauseDeploy(client: Client, version: string): Promise<{ conversationId: string; approvalId: string }> {
+  const pause = await collect(chat(client, `deploy checkout-api ${version} to staging`));
+  expect(pause.final!.metadata.type).toBe('confirm_required');
+  return { conversationId: pause.final!.metadata.conversation_id, approvalId: pause.final!.metadata.approval_id as string };
+}
+
+/** Confirms, and SIGKILLs the gateway as soon as the stream shows a message of type `killAt`. */
+async function confirmAndKill(client: Client, gateway: MainProcess, ids: { conversationId: string; approvalId: string }, killAt: string) {
+  const submission = client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm', approval_id: ids.approvalId });
+  await collect(submission, (m) => {
+    if (m.metadata.type === killAt) gateway.child.kill('SIGKILL');
+  }).catch(() => undefined); // the connection dies with the process
+  await gateway.exited;
+  client.close();
+}
+
+async function deployments(version: string): Promise<number> {
+  const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1`, [version]);
+  return rows[0].n;
+}
+
+async function approval(id: string): Promise<{ status: string; resumed: boolean }> {
+  const { rows } = await db.pool.query<{ status: string; resumed: boolean }>('SELECT status, resumed_at IS NOT NULL AS resumed FROM approvals WHERE id = $1', [id]);
+  return rows[0];
+}
+
+/** Waits for the restarted gateway's recovery to consume the decision (bounded; it runs right after listen). */
+async function untilResumed(id: string, deadlineMs = 20_000): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!(await approval(id)).resumed) {
+    if (Date.now() > until) throw new Error(`approval ${id} was not resumed within ${deadlineMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('kill -9 of the gateway around a confirm', () => {
+  it('after confirm_resolved and before the tool ran: the next start runs the confirmed action, once', async () => {
+    const { gateway, client } = await startGateway();
+    const ids = await pauseDeploy(client, '7.7.1');
+    api.child.kill('SIGSTOP'); // the resumed tool's first call to the api now waits
+    await confirmAndKill(client, gateway, ids, 'confirm_resolved');
+    api.child.kill('SIGCONT');
+    expect(await approval(ids.approvalId)).toEqual({ status: 'approved', resumed: false });
+    expect(await deployments('7.7.1')).toBe(0);
+
+    const restarted = await startGateway();
+    await untilResumed(ids.approvalId);
+    expect(await deployments('7.7.1')).toBe(1);
+    // Nothing is owed any more: a second confirm finds nothing to decide.
+    const again = await collect(restarted.client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm' }));
+    expect(again.final!.metadata).toMatchObject({ type: 'error', code: 'APPROVAL_NOT_FOUND' });
+    table.record({ fault: 'kill -9 gateway after confirm_resolved, before the tool', outcome: 'resumed at next start, ran once', lost: Math.abs(1 - (await deployments('7.7.1'))) });
+    restarted.client.close();
+    restarted.gateway.child.kill('SIGKILL');
+    await restarted.gateway.exited;
+  });
+
+  it('after the tool ran and before the answer: the next start does not run it again', async () => {
+    const { gateway, client } = await startGateway();
+    const ids = await pauseDeploy(client, '7.7.2');
+    await confirmAndKill(client, gateway, ids, 'tool_end');
+    expect(await deployments('7.7.2')).toBe(1);
+
+    const restarted = await startGateway();
+    await untilResumed(ids.approvalId);
+    expect(await deployments('7.7.2')).toBe(1);
+    table.record({ fault: 'kill -9 gateway mid-answer (after the tool)', outcome: 'not run again at next start', lost: Math.abs(1 - (await deployments('7.7.2'))) });
+    restarted.client.close();
+    restarted.gateway.child.kill('SIGKILL');
+    await restarted.gateway.exited;
+  });
+
+  it('before confirm: the approval survives the restart and a confirm runs the action once', async () => {
+    const { gateway, client } = await startGateway();
+    const ids = await pauseDeploy(client, '7.7.3');
+    gateway.child.kill('SIGKILL');
+    await gateway.exited;
+    client.close();
+
+    const restarted = await startGateway();
+    const turn = await collect(restarted.client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm', approval_id: ids.approvalId }));
+    expect(turn.messages[0].metadata).toMatchObject({ type: 'confirm_resolved', result: 'confirmed' });
+    expect(turn.types).toContain('tool_end');
+    expect(await deployments('7.7.3')).toBe(1);
+    table.record({ fault: 'kill -9 gateway before confirm', outcome: 'approval answerable after restart, ran once', lost: Math.abs(1 - (await deployments('7.7.3'))) });
+    restarted.client.close();
+    restarted.gateway.child.kill('SIGKILL');
+    await restarted.gateway.exited;
+  });
+
+  it('mid-tool (the request is in flight): the next start repeats it with the same idempotency key, one effect', async () => {
+    const { gateway, client } = await startGateway();
+    const ids = await pauseDeploy(client, '7.7.4');
+    const submission = client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm', approval_id: ids.approvalId });
+    await collect(submission, (m) => {
+      // tool_start: the tool's requests are on their way to the api, which is frozen before it answers.
+      if (m.metadata.type === 'confirm_resolved') api.child.kill('SIGSTOP');
+      if (m.metadata.type === 'tool_start') gateway.child.kill('SIGKILL');
+    }).catch(() => undefined);
+    await gateway.exited;
+    client.close();
+    api.child.kill('SIGCONT'); // the api now serves whatever reached it from the dead gateway
+
+    const restarted = await startGateway();
+    await untilResumed(ids.approvalId);
+    expect(await deployments('7.7.4')).toBe(1);
+    table.record({ fault: 'kill -9 gateway mid-tool', outcome: 'repeated with the same key at next start, one effect', lost: Math.abs(1 - (await deployments('7.7.4'))) });
+    restarted.client.close();
+    restarted.gateway.child.kill('SIGKILL');
+    await restarted.gateway.exited;
+  });
+});
