@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { createAgentRuntime } from '../agent/index.ts';
-import { createUserTokenVerifier } from '../auth/index.ts';
+import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { gradioPlugin } from '../gradio/index.ts';
@@ -76,6 +76,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   app.addHook('onListen', async () => {
     resumeOwedApprovals({
       pool, agent, handleChat: handler, issuer: config.jwt.issuer, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+      cipher: keyCipherFor(config), // it signs as the user who decided: the api's sealed key must open here
     }).catch((error) =>
       app.log.error({ err: error }, 'resuming decided approvals failed'),
     );
