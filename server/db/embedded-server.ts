@@ -6,7 +6,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, chown, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chown, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Binaries } from './embedded-binaries.ts';
@@ -91,6 +91,8 @@ export async function configure(ctx: ServerContext, listen: { socket: boolean; p
 
 /** pg_ctl start, waiting until it accepts connections; returns the postmaster's pid. */
 export async function startServer(ctx: ServerContext): Promise<number> {
+  // The previous run's log is kept once (it may tell why that run died); this run's starts empty.
+  await rename(logPath(ctx), `${logPath(ctx)}.1`).catch(() => {});
   await writeServerFile(ctx, logPath(ctx), '');
   try {
     await runAsServer(ctx, ctx.bin.pgCtl, ['start', '-w', '-t', '60', '-s', '-D', pgdataOf(ctx.clusterDir), '-l', logPath(ctx)]);

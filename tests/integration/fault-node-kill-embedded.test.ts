@@ -126,4 +126,19 @@ describe('start recovery (real process, embedded database, 0700 parent folder)',
       busy.close();
     }
   });
+
+  it('6. an unreachable DATABASE_URL: one line naming it (without its password) and what to do', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r)); // nothing listens there now
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const result = await runMainToExit(join(privateDir, 'external'), { DATABASE_URL: `postgres://app:s3cret@${host}:${port}/airlock` });
+      expect(result.code).toBe(1);
+      expect(oneLine(result.stderr)).toMatch(
+        new RegExp(`^Airlock cannot start: the database postgres://app@${host}:${port}/airlock cannot be reached \\(.+\\)\\. Check DATABASE_URL`),
+      );
+      expect(result.stderr).not.toContain('s3cret');
+    }
+  });
 });
