@@ -5,7 +5,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAlive } from './embedded-server.ts';
 
@@ -37,14 +37,18 @@ export function ownerAlive(owner: Owner): boolean {
 const ownerPath = (dir: string) => join(dir, 'owner.json');
 
 /**
- * Claims `dir` for this process. The file is created exclusively; a stale one is replaced. Two
- * starts racing over a stale file both replace it, so the claim is re-read to see who won.
+ * Claims `dir` for this process. The file is created exclusively; a stale one is removed and the
+ * claim tried again, so of two starts racing over a stale file only one links its own.
  */
 export async function claimDataDir(dir: string, label: string): Promise<{ release(): Promise<void> }> {
   const me: Owner = { pid: process.pid, started: startTimeOf(process.pid) };
   for (let attempt = 0; attempt < 3; attempt++) {
+    // Written whole to a temp file, then hard-linked into place: link() is atomic and refuses an
+    // existing name, so nobody ever reads a half-written owner.
+    const temp = `${ownerPath(dir)}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify(me), { mode: 0o600 });
     try {
-      await writeFile(ownerPath(dir), JSON.stringify(me), { flag: 'wx', mode: 0o600 });
+      await link(temp, ownerPath(dir));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const current = await readOwner(dir);
@@ -53,6 +57,8 @@ export async function claimDataDir(dir: string, label: string): Promise<{ releas
       }
       await rm(ownerPath(dir), { force: true });
       continue;
+    } finally {
+      await rm(temp, { force: true });
     }
     return {
       release: async () => {
