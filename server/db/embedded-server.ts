@@ -35,7 +35,13 @@ async function runAsServer(ctx: ServerContext, file: string, args: string[]): Pr
 
 async function logTail(ctx: ServerContext, lines = 5): Promise<string> {
   const text = await readFile(logPath(ctx), 'utf8').catch(() => '');
-  return text.trim().split('\n').filter((l) => /FATAL|ERROR|PANIC|could not|LOG: +(?!database system)/.test(l)).slice(-lines).join('\n');
+  return text
+    .trim()
+    .split('\n')
+    .filter((l) => /FATAL|ERROR|PANIC|could not|LOG: +(?!database system)/.test(l))
+    .slice(-lines)
+    .map((l) => l.replace(/^\d{4}-\d\d-\d\d [\d:.]+ \S+ \[\d+\] /, '')) // the time and pid say nothing here
+    .join('\n');
 }
 
 /** Writes a file the server's user owns (the server must read it; nobody else may). */
@@ -98,7 +104,7 @@ export async function startServer(ctx: ServerContext): Promise<number> {
     await runAsServer(ctx, ctx.bin.pgCtl, ['start', '-w', '-t', '60', '-s', '-D', pgdataOf(ctx.clusterDir), '-l', logPath(ctx)]);
   } catch (error) {
     const cause = (await logTail(ctx)) || (error as Error).message;
-    throw new Error(`the embedded database did not start: ${cause}`);
+    throw new Error(`the embedded database did not start: ${cause.replaceAll('\n', ' | ')} (its log: ${logPath(ctx)})`);
   }
   const pid = await postmasterPid(ctx.clusterDir);
   if (pid === null) throw new Error(`the embedded database started but wrote no postmaster.pid: ${await logTail(ctx)}`);
