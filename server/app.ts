@@ -8,6 +8,8 @@ import type { Config, Role } from './config.ts';
 import type { Pool } from './db/index.ts';
 import { registerErrorHandler } from './error-handler.ts';
 import { loggerOptions } from './log-format.ts';
+import { serializeRequest } from './log-redact.ts';
+import { registerSecurityHeaders } from './security-headers.ts';
 import { apiRoutes } from './api/index.ts';
 import { gatewayRoutes } from './chat/index.ts';
 import { webRoutes } from './web/index.ts';
@@ -23,13 +25,16 @@ export interface AppOptions {
 
 export async function buildApp({ config, roles, pool, databaseUrl }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(config.logLevel),
+    logger: loggerOptions(config.logLevel, { serializers: { req: serializeRequest } }),
     bodyLimit: config.bodyMaxBytes,
-    trustProxy: true,
+    // Only these peers' X-Forwarded-For/-Host/-Proto count (request.ip, .host, .protocol); anyone
+    // else's are the client's own words (login throttling and Gradio's root depend on this).
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Requests carry an id that errors quote as their correlation id.
     genReqId: () => crypto.randomUUID(),
   });
   registerErrorHandler(app);
+  await registerSecurityHeaders(app);
 
   // The gateway calls the api over HTTP; in one process that is this server's own address.
   const apiUrl = () => config.apiUrl ?? localUrl(app);

@@ -4,6 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -35,7 +36,13 @@ const EnvSchema = z.object({
   /** Pause between words of the offline model's answers. */
   OFFLINE_MODEL_DELAY_MS: z.coerce.number().int().min(0).default(25),
   APPROVAL_TIMEOUT_S: z.coerce.number().int().positive().default(300),
-  DEMO_USERS: bool.default(true),
+  /** Unset: on for the embedded one-command start, off when DATABASE_URL names a real database. */
+  DEMO_USERS: z.preprocess((v) => (v === '' ? undefined : v), bool.optional()),
+  /**
+   * Peers whose X-Forwarded-For/-Host/-Proto are believed: comma-separated IPs or CIDRs; empty
+   * trusts nobody. Anyone else's forwarded headers are ignored (they are the client's own words).
+   */
+  TRUST_PROXY: z.string().default('127.0.0.1,::1'),
   DEMO_PASSWORD: z.string().min(8).optional(),
   SERVICE_CLIENT_ID: z.string().default('airlock-gateway'),
   SERVICE_CLIENT_SECRET: z.string().min(16).optional(),
@@ -43,6 +50,15 @@ const EnvSchema = z.object({
   USER_TOKEN_TTL_S: z.coerce.number().int().positive().default(8 * 3600),
   SERVICE_TOKEN_TTL_S: z.coerce.number().int().positive().default(300),
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  /** Total bytes of one upload request (default 4 x UPLOAD_MAX_BYTES). */
+  UPLOAD_REQUEST_MAX_BYTES: z.coerce.number().int().positive().optional(),
+  /** Bytes of uploads one user may keep stored. */
+  UPLOAD_QUOTA_BYTES: z.coerce.number().int().positive().default(500 * 1024 * 1024),
+  /** Uploads no message names are removed after this many days (0 keeps them forever). */
+  UPLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(30),
+  /** /chat events one user may run at once, and hold queued + running. */
+  CHAT_USER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  CHAT_USER_QUEUE: z.coerce.number().int().positive().default(16),
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -62,10 +78,16 @@ export interface Config {
   offlineModelDelayMs: number;
   approvalTimeoutS: number;
   demoUsers: boolean;
+  /** Why demo users are on or off, said once at start. */
+  demoUsersReason: string;
+  /** IPs/CIDRs of trusted proxies ([] trusts nobody). */
+  trustProxy: string[];
   demoPassword: string | undefined;
   service: { clientId: string; clientSecret: string; secretGenerated: boolean };
   jwt: { issuer: string; userTokenTtlS: number; serviceTokenTtlS: number };
   uploadMaxBytes: number;
+  uploads: { requestMaxBytes: number; quotaBytes: number; retentionMs: number };
+  chatPerUser: { concurrency: number; queueSize: number };
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
@@ -84,6 +106,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const badProxy = e.TRUST_PROXY.split(',').map((v) => v.trim()).filter((v) => v && !isIpOrCidr(v));
+  if (badProxy.length > 0) throw new ConfigError(`Invalid configuration:\n  TRUST_PROXY: not an IP or CIDR: ${badProxy.join(', ')}`);
   return {
     host: e.HOST,
     port: e.PORT,
@@ -101,7 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     offlineModelDelayMs: e.OFFLINE_MODEL_DELAY_MS,
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
-    demoUsers: e.DEMO_USERS,
+    demoUsers: e.DEMO_USERS ?? e.DATABASE_URL === undefined,
+    demoUsersReason: demoUsersReason(e.DEMO_USERS, e.DATABASE_URL !== undefined),
+    trustProxy: e.TRUST_PROXY.split(',').map((v) => v.trim()).filter(Boolean),
     demoPassword: e.DEMO_PASSWORD,
     service: {
       clientId: e.SERVICE_CLIENT_ID,
@@ -111,9 +137,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     jwt: { issuer: e.JWT_ISSUER, userTokenTtlS: e.USER_TOKEN_TTL_S, serviceTokenTtlS: e.SERVICE_TOKEN_TTL_S },
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
+    uploads: {
+      requestMaxBytes: e.UPLOAD_REQUEST_MAX_BYTES ?? 4 * e.UPLOAD_MAX_BYTES,
+      quotaBytes: e.UPLOAD_QUOTA_BYTES,
+      retentionMs: e.UPLOAD_RETENTION_DAYS * 86_400_000,
+    },
+    chatPerUser: { concurrency: e.CHAT_USER_CONCURRENCY, queueSize: e.CHAT_USER_QUEUE },
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
   };
+}
+
+/** `10.0.0.1`, `::1`, `10.0.0.0/8`, `fd00::/8`. */
+function isIpOrCidr(value: string): boolean {
+  const [ip, bits, extra] = value.split('/');
+  const family = isIP(ip);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function demoUsersReason(asked: boolean | undefined, realDatabase: boolean): string {
+  if (asked === true) return 'Demo users are on (DEMO_USERS=true).';
+  if (asked === false) return 'Demo users are off (DEMO_USERS=false).';
+  return realDatabase
+    ? 'Demo users are off: DATABASE_URL is set (DEMO_USERS=true turns them on).'
+    : 'Demo users are on for the embedded database (DEMO_USERS=false turns them off).';
 }

@@ -20,6 +20,9 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: 'The request body is too large.' },
   RATE_LIMITED: { status: 429, retryable: true, message: 'Too many attempts. Wait a moment and try again.' },
   INTERNAL: { status: 500, retryable: true, message: 'Something went wrong on our side.' },
+  // Infrastructure (the database) is down or overloaded: the request may be fine and the session
+  // valid, so clients keep their session and retry; never reported as UNAUTHORIZED.
+  SERVICE_UNAVAILABLE: { status: 503, retryable: true, message: 'The service is temporarily unavailable. Try again shortly.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -37,7 +37,11 @@ export function formatLogLine(line: string): string {
 }
 
 /** Fastify's `logger` option: pretty in a terminal, JSON otherwise. */
-export function loggerOptions(level: string, pretty = Boolean(process.stdout.isTTY)): FastifyServerOptions['logger'] {
-  if (!pretty) return { level };
-  return { level, stream: { write: (line: string) => void process.stdout.write(formatLogLine(line)) } };
+export function loggerOptions(
+  level: string,
+  options: { serializers?: Record<string, (value: any) => unknown> } = {},
+  pretty = Boolean(process.stdout.isTTY),
+): FastifyServerOptions['logger'] {
+  if (!pretty) return { level, ...options };
+  return { level, ...options, stream: { write: (line: string) => void process.stdout.write(formatLogLine(line)) } };
 }

@@ -25,6 +25,8 @@ export { TOOLS, type ToolSpec, type ToolName } from './tools/index.ts';
 export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, pool }) => {
   const ctx = createApiContext({ config, pool });
   await ctx.keys.signingKey();
+  // Said at every start, so that nobody runs a shared database with a known admin by accident.
+  process.stdout.write(`${config.demoUsersReason}\n`);
   if (config.demoUsers) {
     const demo = await ensureDemoUsers(pool, config);
     if (demo.generatedPassword) {

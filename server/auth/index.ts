@@ -22,6 +22,6 @@ export { revokeToken, isTokenRevoked } from './revocation.ts';
 export { hashPassword, verifyPassword } from './password.ts';
 export { roleAllows, permissionsForRole, isUserRole, USER_ROLES, PERMISSIONS, type UserRole, type Permission } from './rbac.ts';
 export { authenticateUser, checkClientCredentials } from './login.ts';
-export { lockSecondsAfter, throttleKey, FREE_FAILURES, MAX_LOCK_S } from './throttle.ts';
+export { lockSecondsAfter, throttleKey, throttleRules, FREE_FAILURES, MAX_LOCK_S } from './throttle.ts';
 export { getUserById, type User } from './users.ts';
 export { ensureDemoUsers, DEMO_USERS, type DemoUsersResult } from './demo-users.ts';

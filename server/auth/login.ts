@@ -7,28 +7,29 @@ import type { Config } from '../config.ts';
 import type { AuthDb } from './db.ts';
 import { AuthError } from './errors.ts';
 import { DUMMY_HASH, verifyPassword } from './password.ts';
-import { clearLoginFailures, recordLoginFailure, secondsUntilAllowed, throttleKey } from './throttle.ts';
+import { clearLoginFailures, recordLoginFailures, secondsUntilAllowed, throttleRules } from './throttle.ts';
 import { findUserWithHash, type User } from './users.ts';
 
 /**
- * Checks a username and password from `address`. Throws AuthError LOGIN_THROTTLED (with
- * retryAfterS) while that pair is locked, CREDENTIALS_INVALID for an unknown user or wrong
+ * Checks a username and password from `address` (the peer or a trusted proxy's X-Forwarded-For).
+ * Throws AuthError LOGIN_THROTTLED (with retryAfterS) while the pair, the username or the address
+ * is locked (throttle.ts), CREDENTIALS_INVALID for an unknown user or wrong
  * password (same time cost either way).
  */
 export async function authenticateUser(
   db: AuthDb,
   input: { username: string; password: string; address: string },
 ): Promise<User> {
-  const key = throttleKey(input);
-  const wait = await secondsUntilAllowed(db, key);
+  const rules = throttleRules(input);
+  const wait = await secondsUntilAllowed(db, rules.map((r) => r.key));
   if (wait > 0) throw new AuthError('LOGIN_THROTTLED', 'Too many failed logins. Try again later.', { retryAfterS: wait });
   const user = await findUserWithHash(db, input.username);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) {
-    await recordLoginFailure(db, key);
+    await recordLoginFailures(db, rules);
     throw new AuthError('CREDENTIALS_INVALID', 'Invalid username or password.');
   }
-  await clearLoginFailures(db, key);
+  await clearLoginFailures(db, rules.filter((r) => r.clearedBySuccess).map((r) => r.key));
   const { passwordHash: _hash, ...publicUser } = user;
   return publicUser;
 }

@@ -1,19 +1,25 @@
 /**
  * Verifying JWTs: ES256 only (so `alg: none` and HS256-with-the-public-key fail), the key chosen
  * by `kid` from our store, then issuer, audience, `typ`, expiry and not-before with a small clock
- * skew, and an `iat` that is neither in the future nor older than the token kind's lifetime.
+ * skew, an `iat` that is neither in the future nor older than the token kind's lifetime, and a
+ * lifetime (`exp - iat`) no longer than the configured one. User tokens then speak only for a
+ * user that exists now, with the role it has now (not the role it had at login).
  * Every failure is an AuthError TOKEN_INVALID (or TOKEN_REVOKED for a logged-out user token).
+ * Anything else thrown (the database is down) is rethrown as is: "could not check" is not
+ * "not authenticated", and callers answer it with 503, never 401.
  * @module
  */
-import { jwtVerify, type JWTPayload } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
 import type { AuthPool } from './db.ts';
 import { AuthError } from './errors.ts';
 import { keyStoreFor, SIGNING_ALG, type KeyStore } from './keys.ts';
 import { isUserRole, type UserRole } from './rbac.ts';
-import { isTokenRevoked } from './revocation.ts';
+import { loadTokenSubject } from './token-subject.ts';
 import { TOKEN_KINDS, type TokenKind } from './tokens.ts';
 import { createVerifiedCache } from './verified-cache.ts';
+
+const KID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Seconds of clock difference tolerated between issuer and verifier. */
 export const CLOCK_SKEW_S = 30;
@@ -44,7 +50,9 @@ export async function verifyToken(
     const { payload } = await jwtVerify(
       token,
       async (header) => {
-        const key = header.kid ? await keys.verificationKey(header.kid) : null;
+        // Only a well-formed kid reaches the database (ours are base64url JWK thumbprints): junk
+        // such as a NUL byte must be "invalid", not a database error.
+        const key = typeof header.kid === 'string' && KID.test(header.kid) ? await keys.verificationKey(header.kid) : null;
         if (!key) throw new AuthError('TOKEN_INVALID', 'Unknown signing key.');
         return key;
       },
@@ -58,19 +66,25 @@ export async function verifyToken(
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],
       },
     );
-    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
+    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') {
       throw new AuthError('TOKEN_INVALID', 'Malformed token claims.');
     }
+    // A validly signed token must not outlive the configured lifetime (a leaked signing key or a
+    // lowered TTL must not leave month-long tokens working).
+    if (payload.exp - payload.iat > options.maxAgeS) throw new AuthError('TOKEN_INVALID', 'The token lives longer than allowed.');
     return payload as JWTPayload & { sub: string; jti: string; exp: number };
   } catch (error) {
     if (error instanceof AuthError) throw error;
+    // Only jose's verdicts mean "invalid"; a failed key lookup (database down) is not one.
+    if (!(error instanceof joseErrors.JOSEError)) throw error;
     throw new AuthError('TOKEN_INVALID', 'The token is not valid.', { cause: error });
   }
 }
 
 /**
  * The user-token verifier the api and the gateway (/chat identity) use. Throws AuthError on
- * anything invalid, including a revoked jti.
+ * anything invalid, including a revoked jti and a user that no longer exists; the role returned
+ * is the user's current one.
  * @example const verifyUser = createUserTokenVerifier({ pool, config }); const user = await verifyUser(token);
  */
 export function createUserTokenVerifier({ pool, config }: { pool: AuthPool; config: Pick<Config, 'jwt'> }) {
@@ -86,9 +100,11 @@ export function createUserTokenVerifier({ pool, config }: { pool: AuthPool; conf
       user = { userId: payload.sub, username: payload.username, role: payload.role, jti: payload.jti, exp: payload.exp };
       verified.set(token, user, user.exp);
     }
-    // Never cached: a logout must take effect on the next request, on every replica.
-    if (await isTokenRevoked(pool, user.jti)) throw new AuthError('TOKEN_REVOKED', 'The token was revoked.');
-    return user;
+    // Never cached: a logout, demotion or deletion must take effect on the next request, on every replica.
+    const subject = await loadTokenSubject(pool, { userId: user.userId, jti: user.jti });
+    if (subject.revoked) throw new AuthError('TOKEN_REVOKED', 'The token was revoked.');
+    if (!subject.user) throw new AuthError('TOKEN_INVALID', 'The user does not exist.');
+    return { ...user, username: subject.user.username, role: subject.user.role };
   };
 }
 

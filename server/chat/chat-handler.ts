@@ -13,14 +13,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { createConversation, getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
-import { AirlockError, isAirlockError } from '../errors.ts';
-import { resolveStoredPath, type EndpointRequest } from '../gradio/index.ts';
+import { AirlockError } from '../errors.ts';
+import { lookupStoredFile, type EndpointRequest } from '../gradio/index.ts';
 import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import { decideApprovals, openApprovals, owedResume, type OwedResume } from './approvals.ts';
+import { logChatError, toChatError } from './chat-error.ts';
 import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
-import type { ChatIdentity } from './identity.ts';
+import { chatOwnerKey, type ChatIdentity } from './identity.ts';
 import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
 import { ConversationLease } from './lease.ts';
+import type { PendingWrites } from './pending-writes.ts';
 import { Transcript } from './transcript.ts';
 
 export interface ChatHandlerDeps {
@@ -32,6 +34,8 @@ export interface ChatHandlerDeps {
   uploadDir: string;
   log: FastifyBaseLogger;
   now?: () => Date;
+  /** Keeps answer writes that failed while the database was away, and writes them when it is back. */
+  pendingWrites?: PendingWrites;
 }
 
 type Output = [ChatMessage];
@@ -63,7 +67,9 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       yield fail(new AirlockError('VALIDATION_ERROR', error.message));
       return;
     }
-    const foreign = input.files.find((f) => !resolveStoredPath(deps.uploadDir, f.path));
+    // Only the caller's own uploads resolve: another user's path is as unknown as a made-up one.
+    const found = await Promise.all(input.files.map((f) => lookupStoredFile(deps.uploadDir, f.path, chatOwnerKey(user))));
+    const foreign = input.files.find((_, i) => !found[i]);
     if (foreign) {
       yield fail(new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`));
       return;
@@ -92,7 +98,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       yield fail(new AirlockError('CONVERSATION_BUSY'));
       return;
     }
-    const transcript = new Transcript(deps.pool, conversationId);
+    const transcript = new Transcript(deps.pool, conversationId, deps.pendingWrites);
     let paused = false;
     try {
       const resolved = await decideApprovals(deps.pool, { conversationId, userId: user.userId, action: input.action, approvalId: input.approvalId, now });
@@ -167,10 +173,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         await transcript.endAnswer({ cancelled: true }).catch(() => {});
         throw error;
       }
-      const airlockError = isAirlockError(error)
-        ? error
-        : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${request.eventId}).`, { cause: error });
-      if (airlockError.code === 'INTERNAL') deps.log.error({ err: error, correlationId: request.eventId }, '/chat failed');
+      const airlockError = toChatError(error, request.eventId);
+      logChatError(deps.log, airlockError, request.eventId);
       await transcript.endAnswer({ error: { code: airlockError.code, detail: airlockError.message } }).catch(() => {});
       yield fail(airlockError);
     } finally {

@@ -5,7 +5,7 @@
  */
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
-import { withAdvisoryLock, type Pool } from '../db/index.ts';
+import { CONNECT_TIMEOUT_MS, withAdvisoryLock, type Pool } from '../db/index.ts';
 
 /**
  * Opens a saver on its own small pool and runs its setup once: two concurrent `setup()` calls on
@@ -14,7 +14,7 @@ import { withAdvisoryLock, type Pool } from '../db/index.ts';
 export async function createCheckpointer(pool: Pool, databaseUrl: string): Promise<PostgresSaver> {
   const { rows } = await pool.query<{ schema: string }>('SELECT current_schema() AS schema');
   const schema = rows[0]?.schema ?? 'public';
-  const saverPool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
+  const saverPool = new pg.Pool({ connectionString: databaseUrl, max: 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   saverPool.on('error', () => {});
   const saver = new PostgresSaver(saverPool, undefined, { schema });
   await withAdvisoryLock(pool, 'airlock:checkpointer-setup', () => saver.setup());

@@ -10,11 +10,14 @@ import { createAgentRuntime } from '../agent/index.ts';
 import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
+import { isFileReferenced } from '../db/messages.ts';
 import { gradioPlugin } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
+import { guardChatErrors } from './chat-error.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
-import { createChatAuthenticator } from './identity.ts';
+import { chatOwnerKey, createChatAuthenticator } from './identity.ts';
+import { PendingWrites } from './pending-writes.ts';
 import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
 
@@ -31,7 +34,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const offline = config.model.baseUrl === undefined;
   const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
   const checkpointer = await createCheckpointer(pool, databaseUrl);
+  const pendingWrites = new PendingWrites({ log: app.log });
   app.addHook('onClose', async () => {
+    await pendingWrites.close();
     await offlineModel?.close();
     await checkpointer.end();
   });
@@ -57,13 +62,23 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
     log: app.log,
+    pendingWrites,
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
-    endpoints: [chatEndpoint(handler)],
+    endpoints: [
+      { ...chatEndpoint(guardChatErrors(handler, app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+    ],
     authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
+    // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
+    identityKey: chatOwnerKey,
     dataDir: uploadDir,
     uploadMaxBytes: config.uploadMaxBytes,
+    uploadRequestMaxBytes: config.uploads.requestMaxBytes,
+    uploadQuotaBytes: config.uploads.quotaBytes,
+    uploadRetentionMs: config.uploads.retentionMs || undefined,
+    // History chips stay downloadable: a file a stored message names is never swept.
+    isFileReferenced: (path) => isFileReferenced(pool, path),
     bodyLimit: config.bodyMaxBytes,
     publicUrl: config.publicUrl,
     title: 'Airlock',
@@ -75,7 +90,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   app.addHook('preClose', async () => recovery.abort());
   app.addHook('onListen', async () => {
     resumeOwedApprovals({
-      pool, agent, handleChat: handler, issuer: config.jwt.issuer, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
       cipher: keyCipherFor(config), // it signs as the user who decided: the api's sealed key must open here
     }).catch((error) =>
       app.log.error({ err: error }, 'resuming decided approvals failed'),

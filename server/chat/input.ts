@@ -84,6 +84,13 @@ export function normalizeChatInput(data: readonly unknown[], eventData: unknown)
   if (!text && typeof textSlot === 'string') text = textSlot;
   if (files.length === 0 && !blank(filesSlot)) files = parse(FilesSchema, filesSlot, 'files');
 
+  // PostgreSQL text cannot hold U+0000, and the conversation is created before the run's error
+  // path: refuse it here, as a validation error, rather than as the database's.
+  if (text.includes('\u0000')) throw new ChatInputError('message: must not contain the NUL character');
+  if (files.some((f) => Object.values(f).some((v) => typeof v === 'string' && v.includes('\u0000')))) {
+    throw new ChatInputError('files: must not contain the NUL character');
+  }
+
   const conversationId = pick(conversationSlot, extra[0]);
   const action = pick(actionSlot, extra[1]);
   return {

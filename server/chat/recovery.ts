@@ -26,6 +26,8 @@ export interface RecoveryDeps {
   issuer: string;
   /** Opens the sealed signing key (KEY_ENCRYPTION_KEY, shared with the api role). */
   cipher: KeyCipher;
+  /** USER_TOKEN_TTL_S: verifiers refuse tokens living longer, so the recovery token never does. */
+  userTokenTtlS?: number;
   /** The lease lifetime: a lease held by the dead process frees itself within it. */
   leaseTtlS: number;
   log: FastifyBaseLogger;
@@ -49,7 +51,7 @@ async function resumeThread(deps: RecoveryDeps, owed: { threadId: string; conver
       deps.log.warn({ conversationId: owed.conversationId }, 'a decided approval cannot be resumed: its user no longer exists');
       return false;
     }
-    const { token } = await signUserToken(keyStoreFor(deps.pool, deps.cipher), { issuer: deps.issuer, ttlS: RECOVERY_TOKEN_TTL_S, user });
+    const { token } = await signUserToken(keyStoreFor(deps.pool, deps.cipher), { issuer: deps.issuer, ttlS: Math.min(RECOVERY_TOKEN_TTL_S, deps.userTokenTtlS ?? RECOVERY_TOKEN_TTL_S), user });
     const eventId = `recovery-${randomUUID()}`;
     const request: EndpointRequest<ChatIdentity> = {
       data: ['confirm', owed.conversationId, 'confirm', null, null, null, null],

@@ -1,7 +1,8 @@
 /** Database access: pool, migrations, embedded server. Table modules live beside this file. */
-export { createPool, withTransaction, withAdvisoryLock, isUniqueViolation } from './pool.ts';
+export { createPool, CONNECT_TIMEOUT_MS, withTransaction, withAdvisoryLock, isUniqueViolation } from './pool.ts';
 export type { Queryable, Pool, PoolClient } from './pool.ts';
 export { runMigrations, loadMigrations } from './migrate.ts';
+export { isDatabaseUnavailable } from './unavailable.ts';
 export type { Migration } from './migrate.ts';
 export { startEmbeddedPostgres, freePort } from './embedded.ts';
 export type { EmbeddedDatabase } from './embedded.ts';

@@ -175,3 +175,12 @@ export async function listMessages(
   const nextBeforeSeq = rows.length > input.limit && page[0] ? String(page[0].seq) : null;
   return { items: page.map(toMessage), nextBeforeSeq };
 }
+
+/** Whether any stored message names this upload (`metadata.files[].path`); the retention sweep keeps those. */
+export async function isFileReferenced(db: Queryable, path: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM messages WHERE metadata -> 'files' @> $1::jsonb) AS found`,
+    [JSON.stringify([{ path }])],
+  );
+  return rows[0].found;
+}

@@ -10,8 +10,19 @@ export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(connectionString: string, options: { max?: number } = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+/**
+ * How long a new connection may take. Without a bound, a database host that stops answering
+ * (rather than refusing) would hang every request forever; with it the request fails fast as
+ * SERVICE_UNAVAILABLE ("timeout exceeded when trying to connect").
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+export function createPool(connectionString: string, options: { max?: number; connectTimeoutMs?: number } = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+  });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   return pool;

@@ -1,33 +1,58 @@
 /**
- * The pluggable authenticator as an onRequest hook: every route but those marked
- * `config: { public: true }` (the heartbeat) and CORS preflights needs an identity, else 401 in
- * Gradio's shape. The identity is kept per request for the routes.
+ * The pluggable authenticator as an onRequest hook: every route needs an identity, else 401 in
+ * Gradio's shape, except CORS preflights and the routes marked `config: { optionalAuth: true }`
+ * (heartbeat, cancel, reset: the JS client sends its `token:` to none of the latter two, so they
+ * decide themselves what an unauthenticated caller may do). The identity is kept per request.
  * @module
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { NotAuthenticatedError } from './errors.ts';
+import { isGradioError, NotAuthenticatedError, ServiceUnavailableError } from './errors.ts';
+import type { OwnerKey } from './ownership.ts';
 import type { Authenticate } from './types.ts';
 
 const identities = new WeakMap<FastifyRequest, unknown>();
 
-/** The identity `authenticate()` gave this request. */
+/** The identity `authenticate()` gave this request (undefined on an optional-auth route without one). */
 export function identityOf(request: FastifyRequest): unknown {
   return identities.get(request);
 }
 
-/** Builds the hook. An authenticator that throws counts as "not authenticated". */
+/** Whether this request carries an identity. */
+export function isAuthenticated(request: FastifyRequest): boolean {
+  return identities.has(request);
+}
+
+/** The owner key of the request's identity: null for an unbound app or an unauthenticated caller. */
+export function ownerOf(request: FastifyRequest, identityKey: ((identity: any) => string) | undefined): OwnerKey {
+  if (!identityKey || !identities.has(request)) return null;
+  return identityKey(identities.get(request));
+}
+
+/**
+ * Builds the hook. null means "not authenticated" (401, or an anonymous caller on optionalAuth
+ * routes). A throw means authentication could not be decided (its store is down): never a 401,
+ * which would make clients drop valid credentials; a thrown GradioError (e.g.
+ * ServiceUnavailableError, 503 + Retry-After) is answered as it is, anything else as a 503
+ * ServiceUnavailableError. optionalAuth routes (cancel by pair, heartbeat) go on as anonymous.
+ */
 export function createAuthHook(authenticate: Authenticate<unknown>): onRequestAsyncHookHandler {
-  return async (request) => {
+  return async (request, reply) => {
     if (request.method === 'OPTIONS') return;
-    if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
-    let identity: unknown = null;
+    const optional = Boolean((request.routeOptions.config as { optionalAuth?: boolean } | undefined)?.optionalAuth);
+    let identity: unknown;
     try {
       identity = await authenticate(request.headers);
     } catch (error) {
-      request.log.debug({ err: error }, 'gradio authenticate() threw');
-      identity = null;
+      request.log.warn({ err: error }, 'gradio authenticate() could not decide');
+      if (optional) return;
+      const unavailable = isGradioError(error) ? error : new ServiceUnavailableError(undefined, { cause: error });
+      if (unavailable instanceof ServiceUnavailableError) reply.header('retry-after', String(unavailable.retryAfterS));
+      throw unavailable;
     }
-    if (identity === null || identity === undefined) throw new NotAuthenticatedError();
+    if (identity === null || identity === undefined) {
+      if (optional) return;
+      throw new NotAuthenticatedError();
+    }
     identities.set(request, identity);
   };
 }

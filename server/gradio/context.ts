@@ -2,7 +2,8 @@
  * What the route modules share within one plugin instance.
  * @module
  */
-import type { UploadStore } from './files.ts';
+import type { DirectRuns } from './direct-runs.ts';
+import type { UploadStore } from './upload-store.ts';
 import type { GradioQueue } from './queue.ts';
 import type { StreamHub } from './streams.ts';
 import type { EndpointDefinition, GradioPluginOptions } from './types.ts';
@@ -12,6 +13,8 @@ export interface GradioContext {
   options: GradioPluginOptions<any>;
   endpoints: readonly EndpointDefinition<any>[];
   queue: GradioQueue;
+  /** Unqueued /run calls, admitted by the same schedulers. */
+  direct: DirectRuns;
   streams: StreamHub;
   store: UploadStore;
   appId: number;

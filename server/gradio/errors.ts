@@ -24,6 +24,24 @@ export class NotAuthenticatedError extends GradioError {
   }
 }
 
+/**
+ * 503 for a request whose authentication could not be decided (the identity store is down):
+ * unlike 401, clients keep their credentials and retry. `extra` joins the body, e.g. a code.
+ */
+export class ServiceUnavailableError extends GradioError {
+  override name = 'ServiceUnavailableError';
+  /** Seconds the `Retry-After` header asks clients to wait. */
+  readonly retryAfterS: number;
+  constructor(
+    detail = 'Service temporarily unavailable.',
+    options: { code?: string; extra?: Record<string, unknown>; retryAfterS?: number; cause?: unknown } = {},
+  ) {
+    super(options.code ?? 'SERVICE_UNAVAILABLE', 503, { ...options.extra, detail });
+    this.retryAfterS = options.retryAfterS ?? 5;
+    this.cause = options.cause;
+  }
+}
+
 /** 400/422/404/413/503 with a `detail` string, as Gradio answers; `parameter` names the input at fault. */
 export class RequestRejectedError extends GradioError {
   override name = 'RequestRejectedError';

@@ -1,39 +1,53 @@
 /**
- * Content-addressed upload storage: `<dataDir>/<sha256>/<basename>`. Only paths of that exact
- * shape inside `dataDir` resolve, so `/file=` can serve nothing else (no traversal).
+ * Upload paths: a stored file lives at `<dataDir>/<owner folder>/<id>/<basename>` and clients see
+ * only `<id>/<basename>`, where `<id>` is random (it says nothing about the content, unlike a
+ * content hash, and no absolute server path leaves the server). A path resolves only inside the
+ * caller's own folder, so another owner's id is simply not found (no traversal, no cross-user
+ * reads). Pure functions but `lookupStoredFile`.
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { stat } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
+import { ownerFolder, type OwnerKey } from './ownership.ts';
 
-const HASH_DIR = /^[0-9a-f]{64}$/;
+const ID = /^[0-9a-f]{32}$/;
 
-/** A safe file name: the basename, without control or path characters, at most 200 chars. */
+/** Bidirectional-text controls (Trojan Source, spoofed extensions like `gnp.exe` shown as `exe.png`). */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A safe file name: the basename, without control, bidi or path characters, at most 200 chars. */
 export function safeBasename(name: string | undefined): string {
-  const base = basename((name ?? '').replaceAll('\\', '/'))
+  const base = basename((name ?? '').replaceAll('\\', '/').replace(BIDI, ''))
     .replace(/[\x00-\x1f\x7f/\\:*?"<>|]/g, '_')
     .replace(/^\.+/, '_')
     .slice(-200);
   return base || 'blob';
 }
 
+/** Whether a string is a well-formed upload id. */
+export const isUploadId = (id: string): boolean => ID.test(id);
+
 /**
- * The absolute path of a stored file for a client-supplied path (absolute `<dataDir>/<sha>/<name>`
- * or relative `<sha>/<name>`), or null when it is not one of ours. Pure (no file system access).
+ * The absolute path of a stored file for a client-supplied `<id>/<basename>` in the owner's
+ * folder, or null when it is not of that shape. Pure (no file system access).
  */
-export function resolveStoredPath(dataDir: string, path: string): string | null {
-  if (typeof path !== 'string' || path.length === 0 || path.length > 4096 || path.includes('\0')) return null;
-  const root = resolve(dataDir);
-  const full = isAbsolute(path) ? resolve(path) : resolve(root, path);
-  const rel = relative(root, full);
-  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return null;
-  const parts = rel.split(sep);
-  if (parts.length !== 2 || !HASH_DIR.test(parts[0]) || safeBasename(parts[1]) !== parts[1]) return null;
-  return full;
+export function resolveStoredPath(dataDir: string, path: string, owner: OwnerKey = null): string | null {
+  if (typeof path !== 'string' || path.length === 0 || path.length > 512 || path.includes('\0')) return null;
+  const parts = path.split('/');
+  if (parts.length !== 2 || !ID.test(parts[0]) || safeBasename(parts[1]) !== parts[1]) return null;
+  return join(resolve(dataDir), ownerFolder(owner), parts[0], parts[1]);
+}
+
+/** The stored file behind a client path for this owner, or null when it is not theirs or gone. */
+export async function lookupStoredFile(dataDir: string, path: string, owner: OwnerKey = null): Promise<{ path: string; size: number } | null> {
+  const full = resolveStoredPath(dataDir, path, owner);
+  if (!full) return null;
+  try {
+    const s = await stat(full);
+    return s.isFile() ? { path: full, size: s.size } : null;
+  } catch {
+    return null;
+  }
 }
 
 const MIME: Record<string, string> = {
@@ -57,51 +71,4 @@ const MIME: Record<string, string> = {
 export function contentTypeFor(name: string): { type: string; inline: boolean } {
   const type = MIME[extname(name).toLowerCase()];
   return type ? { type, inline: true } : { type: 'application/octet-stream', inline: false };
-}
-
-/** Writes uploads into the data folder. */
-export class UploadStore {
-  readonly root: string;
-  constructor(dataDir: string) {
-    this.root = resolve(dataDir);
-  }
-
-  /** Streams one file in, hashing as it goes; returns its absolute stored path. `tooLarge()` is checked after the copy. */
-  async save(source: Readable, filename: string | undefined, tooLarge: () => boolean): Promise<string> {
-    const tmpDir = join(this.root, '.tmp');
-    await mkdir(tmpDir, { recursive: true });
-    const tmp = join(tmpDir, randomUUID());
-    const hash = createHash('sha256');
-    const hasher = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        hash.update(chunk);
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, hasher, createWriteStream(tmp));
-      if (tooLarge()) throw Object.assign(new Error('File too large'), { tooLarge: true });
-      const digest = hash.digest('hex');
-      const dir = join(this.root, digest);
-      await mkdir(dir, { recursive: true });
-      const target = join(dir, safeBasename(filename));
-      await rename(tmp, target);
-      return target;
-    } catch (error) {
-      await rm(tmp, { force: true });
-      throw error;
-    }
-  }
-
-  /** Size of a stored file, or null when the path is not ours or does not exist. */
-  async lookup(path: string): Promise<{ path: string; size: number } | null> {
-    const full = resolveStoredPath(this.root, path);
-    if (!full) return null;
-    try {
-      const s = await stat(full);
-      return s.isFile() ? { path: full, size: s.size } : null;
-    } catch {
-      return null;
-    }
-  }
 }

@@ -17,10 +17,17 @@ export type {
   RequestHeaders,
   ServerMessage,
 } from './types.ts';
-export { EndpointError, GradioError, NotAuthenticatedError, RequestRejectedError, isGradioError } from './errors.ts';
+export {
+  EndpointError,
+  GradioError,
+  NotAuthenticatedError,
+  RequestRejectedError,
+  ServiceUnavailableError,
+  isGradioError,
+} from './errors.ts';
 export { applyOps, diff, snapshot } from './diff.ts';
 export { encodeFrame } from './encode.ts';
-export { resolveStoredPath, safeBasename } from './files.ts';
+export { lookupStoredFile, resolveStoredPath, safeBasename } from './files.ts';
 export { buildConfig } from './config-builder.ts';
 export { buildInfo } from './info.ts';
 export { computeRoot } from './root-url.ts';

@@ -9,7 +9,7 @@ import { createAuthHook } from './auth.ts';
 import type { GradioContext } from './context.ts';
 import { registerCors } from './cors.ts';
 import { isGradioError, pythonValidationBody } from './errors.ts';
-import { UploadStore } from './files.ts';
+import { DirectRuns } from './direct-runs.ts';
 import { GradioQueue } from './queue.ts';
 import { registerControlRoutes } from './routes/control.ts';
 import { registerFileRoutes } from './routes/files.ts';
@@ -18,7 +18,10 @@ import { registerQueueRoutes } from './routes/queue.ts';
 import { registerRunRoutes } from './routes/run.ts';
 import { createMemorySessionBus } from './session-bus.ts';
 import { isPythonClient, StreamHub } from './streams.ts';
+import { startUploadSweep } from './upload-sweep.ts';
+import { UploadStore } from './upload-store.ts';
 import type { GradioPluginOptions } from './types.ts';
+import { isMalformedMultipart } from './malformed-body.ts';
 
 function checkOptions(options: GradioPluginOptions<any>): void {
   if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new TypeError('gradioPlugin: endpoints must be a non-empty array');
@@ -50,8 +53,12 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     options,
     endpoints: options.endpoints,
     queue,
-    streams: new StreamHub(queue, options.heartbeatMs ?? 15_000),
-    store: new UploadStore(options.dataDir),
+    direct: new DirectRuns(queue),
+    streams: new StreamHub(queue, options.heartbeatMs ?? 15_000, options.heartbeatsPerIdentity ?? 8),
+    store: new UploadStore(options.dataDir, {
+      requestMaxBytes: options.uploadRequestMaxBytes ?? options.uploadMaxBytes * 4,
+      quotaBytes: options.uploadQuotaBytes ?? Infinity,
+    }),
     appId: Math.floor(Math.random() * 2 ** 52),
     mountPath: options.rootPath ?? app.prefix,
   };
@@ -68,7 +75,7 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
       }
       return reply.status(error.status).send(error.body);
     }
-    const status = error.statusCode ?? 500;
+    const status = error.statusCode ?? (isMalformedMultipart(error) ? 400 : 500);
     if (status === 413) return reply.status(413).send({ detail: error.message || 'Request body too large.' });
     if (status >= 400 && status < 500) return reply.status(status).send({ detail: error.message });
     request.log.error({ err: error }, 'gradio route failed');
@@ -78,6 +85,11 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     limits: { fileSize: options.uploadMaxBytes, files: 100, fields: 100, parts: 200, fieldSize: 64 * 1024 },
   });
   if (options.cors) registerCors(app);
+  // Replies sent while closing (stopped /run calls) end their keep-alive connection, which would
+  // otherwise hold server.close() until the keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (queue.closing) reply.header('Connection', 'close');
+  });
   app.addHook('onRequest', createAuthHook(options.authenticate));
 
   registerMetaRoutes(app, ctx);
@@ -86,10 +98,14 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
   registerFileRoutes(app, ctx);
   registerRunRoutes(app, ctx);
 
+  const sweep = startUploadSweep(ctx.store, options, app.log);
+  app.addHook('onClose', async () => sweep.stop());
+
   // Shutdown: refuse joins, give running events `drainMs`, end the rest with an error completion,
   // then close every stream (session streams with close_stream) so server.close() can finish.
   app.addHook('preClose', async () => {
     await queue.shutdown(options.drainMs ?? 0);
+    ctx.direct.stopAll();
     ctx.streams.closeAll();
   });
 }

@@ -7,18 +7,23 @@ import { randomUUID } from 'node:crypto';
 import { encodeFrame, estimation } from './encode.ts';
 import { RequestRejectedError } from './errors.ts';
 import { EventRun, type RunLogger } from './event-runner.ts';
+import { mayCancel, sessionKey, type OwnerKey } from './ownership.ts';
 import { Scheduler, type Job } from './scheduler.ts';
 import type { SessionBus } from './session-bus.ts';
 import type { EndpointDefinition } from './types.ts';
 
-/** A joined event: a scheduler job around its run. */
+/** A joined event: a scheduler job around its run. `sessionHash` is the bus key (owner-scoped). */
 class QueuedEvent implements Job {
   started = false;
+  readonly key: string | undefined;
   constructor(
     readonly run: EventRun,
     readonly sessionHash: string,
+    readonly owner: OwnerKey,
     private readonly onStart: (event: QueuedEvent) => void,
-  ) {}
+  ) {
+    this.key = owner ?? undefined;
+  }
   get id(): string {
     return this.run.request.eventId;
   }
@@ -35,6 +40,8 @@ export interface JoinRequest {
   data: unknown[];
   eventData: unknown;
   identity: unknown;
+  /** The identity's owner key (null: unbound app). */
+  owner: OwnerKey;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -47,7 +54,7 @@ export interface QueueOptions {
 
 /** The queue of one plugin instance. */
 export class GradioQueue {
-  readonly #endpoints: { def: EndpointDefinition; scheduler: Scheduler<QueuedEvent> }[];
+  readonly #endpoints: { def: EndpointDefinition; scheduler: Scheduler }[];
   readonly #events = new Map<string, QueuedEvent>();
   readonly #bySession = new Map<string, Set<QueuedEvent>>();
   readonly #orphanTimers = new Map<string, NodeJS.Timeout>();
@@ -58,8 +65,14 @@ export class GradioQueue {
     private readonly options: QueueOptions,
   ) {
     this.#endpoints = endpoints.map((def) => {
-      const scheduler: Scheduler<QueuedEvent> = new Scheduler<QueuedEvent>(def.concurrencyLimit ?? 64, def.queueSize ?? 1000, (waiting) =>
-        waiting.forEach((event, rank) => this.#publish(event, encodeFrame(estimation(event.id, rank, waiting.length)), false)),
+      const scheduler = new Scheduler(
+        def.concurrencyLimit ?? 64,
+        def.queueSize ?? 1000,
+        (waiting) =>
+          waiting.forEach((event, rank) => {
+            if (event instanceof QueuedEvent) this.#publish(event, encodeFrame(estimation(event.id, rank, waiting.length)), false);
+          }),
+        { concurrency: def.userConcurrencyLimit ?? Infinity, queueSize: def.userQueueSize ?? Infinity },
       );
       return { def, scheduler };
     });
@@ -69,28 +82,28 @@ export class GradioQueue {
     return this.options.bus;
   }
 
+  /** Whether shutdown began. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
   /** Events joined and not yet settled (running or waiting). */
   get size(): number {
     return this.#events.size;
   }
 
-  /** Queues an event; returns its id. Throws 503 when the endpoint's queue is full or the server closes. */
+  /** Queues an event; returns its id. Throws 503 when the endpoint's queue is full or the server closes, 429 past the owner's share. */
   join(request: JoinRequest): string {
-    if (this.#closing) throw new RequestRejectedError(503, 'The server is shutting down.', 'SHUTTING_DOWN');
-    const endpoint = this.#endpoints[request.fnIndex];
-    const { scheduler, def } = endpoint;
-    if (scheduler.running + scheduler.waiting.length >= scheduler.queueSize) {
-      throw new RequestRejectedError(503, 'Queue is full.', 'QUEUE_FULL');
-    }
+    const { scheduler, def } = this.admit(request.fnIndex, request.owner);
     const eventId = randomUUID().replaceAll('-', '');
-    const { sessionHash } = request;
+    const sessionHash = sessionKey(request.sessionHash, request.owner);
     const run: EventRun = new EventRun(
-      { data: request.data, eventData: request.eventData, identity: request.identity, headers: request.headers, sessionHash, eventId },
+      { data: request.data, eventData: request.eventData, identity: request.identity, headers: request.headers, sessionHash: request.sessionHash, eventId },
       def,
       (message) => this.options.bus.publish(sessionHash, message),
       this.options.log,
     );
-    const event = new QueuedEvent(run, sessionHash, (e) => this.#start(e, scheduler));
+    const event = new QueuedEvent(run, sessionHash, request.owner, (e) => this.#start(e, scheduler));
     this.#events.set(eventId, event);
     let set = this.#bySession.get(sessionHash);
     if (!set) this.#bySession.set(sessionHash, (set = new Set()));
@@ -105,16 +118,20 @@ export class GradioQueue {
     return eventId;
   }
 
-  /** Cancels an event (no-op when unknown or finished). A session hash, when given, must match. */
-  cancel(eventId: string, sessionHash?: string): boolean {
+  /**
+   * Cancels an event when the claim allows it (see `mayCancel`). 'unknown' for an event that does
+   * not exist or has finished; 'refused' when it exists but the caller may not touch it.
+   */
+  cancel(eventId: string, claim: { owner: OwnerKey; sessionHash?: string }): 'cancelled' | 'refused' | 'unknown' {
     const event = this.#events.get(eventId);
-    if (!event || (sessionHash && event.sessionHash !== sessionHash)) return false;
+    if (!event) return 'unknown';
+    if (!mayCancel({ owner: event.owner, sessionHash: event.run.request.sessionHash }, claim)) return 'refused';
     if (!event.started) {
       this.#endpointOf(event).scheduler.remove(event);
       event.run.cancel();
       this.#settle(event);
     } else event.run.cancel();
-    return true;
+    return 'cancelled';
   }
 
   /** Ends every open event of a session with an error (its stream dropped or never came). */
@@ -151,9 +168,20 @@ export class GradioQueue {
     this.#orphanTimers.clear();
   }
 
-  #start(event: QueuedEvent, scheduler: Scheduler<QueuedEvent>): void {
+  /** The endpoint, once it may take one more job of this owner; throws the refusal otherwise. */
+  admit(fnIndex: number, owner: OwnerKey): { def: EndpointDefinition; scheduler: Scheduler } {
+    if (this.#closing) throw new RequestRejectedError(503, 'The server is shutting down.', 'SHUTTING_DOWN');
+    const endpoint = this.#endpoints[fnIndex];
+    const refused = endpoint.scheduler.refusal(owner ?? undefined);
+    if (refused === 'full') throw new RequestRejectedError(503, 'Queue is full.', 'QUEUE_FULL');
+    // 429, not 503: the queue has room for others; this owner should wait for its own events.
+    if (refused === 'key_full') throw new RequestRejectedError(429, 'Too many events of yours are queued or running; wait for one to finish.', 'USER_QUEUE_FULL');
+    return endpoint;
+  }
+
+  #start(event: QueuedEvent, scheduler: Scheduler): void {
     void event.run.run().finally(() => {
-      scheduler.release();
+      scheduler.release(event);
       this.#settle(event);
     });
   }

@@ -1,47 +1,39 @@
 /**
- * The public `root` for `/config`, Gradio's rule: host from X-Forwarded-Host (else the configured
- * public URL, else Host), https when X-Forwarded-Proto says so, path = the mount path. Never a
- * trailing slash; "" when the host is unusable (the JS client then uses its connect URL). Pure.
+ * The public `root` for `/config`: the configured public URL when there is one (nothing a request
+ * says can change it), else the request's host and protocol as the server trusts them, plus the
+ * mount path. "Trusts" is the caller's business: `meta.ts` passes Fastify's `request.host` and
+ * `request.protocol`, which follow X-Forwarded-Host/-Proto only from the app's `trustProxy` peers,
+ * so a client cannot make the server reflect a host of its choosing through forwarded headers.
+ * Never a trailing slash; "" when the host is unusable (the JS client then uses its connect URL).
+ * Pure.
  * @module
  */
 
 const HOST_RE = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
-function first(value: string | string[] | undefined): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  return v?.split(',')[0]?.trim() || undefined;
-}
-
 /** Inputs of `computeRoot`. */
 export interface RootInput {
-  headers: Record<string, string | string[] | undefined>;
+  /** The host as trusted (a proxy's X-Forwarded-Host, else the Host header). */
+  host: string | undefined;
+  /** The protocol as trusted (`https` from a proxy's X-Forwarded-Proto or a TLS socket). */
+  protocol: string | undefined;
   /** Public mount path, e.g. `/api/agent/gradio` (`""` or `/` at the top). */
   mountPath: string;
-  /** `https://host[:port]` used when no X-Forwarded-Host arrives. */
+  /** `https://host[:port]`: when set, always the origin. */
   publicUrl?: string;
-  /** Whether the connection itself is TLS. */
-  encrypted?: boolean;
 }
 
 /** The root URL clients should use for everything after `/config`. */
-export function computeRoot({ headers, mountPath, publicUrl, encrypted = false }: RootInput): string {
+export function computeRoot({ host, protocol, mountPath, publicUrl }: RootInput): string {
   const path = ('/' + mountPath.replace(/^\/+|\/+$/g, '')).replace(/^\/$/, '');
-  const forwardedHost = first(headers['x-forwarded-host']);
-  const forwardedProto = first(headers['x-forwarded-proto'])?.toLowerCase();
-  let origin: string | undefined;
-  if (forwardedHost) {
-    if (!HOST_RE.test(forwardedHost)) return '';
-    origin = `${forwardedProto === 'https' ? 'https' : 'http'}://${forwardedHost}`;
-  } else if (publicUrl) {
+  if (publicUrl) {
     try {
-      origin = new URL(publicUrl).origin;
+      return `${new URL(publicUrl).origin}${path}`;
     } catch {
       return '';
     }
-  } else {
-    const host = first(headers.host);
-    if (!host || !HOST_RE.test(host)) return '';
-    origin = `${forwardedProto === 'https' || encrypted ? 'https' : 'http'}://${host}`;
   }
-  return `${origin}${path}`;
+  const value = host?.split(',')[0]?.trim();
+  if (!value || !HOST_RE.test(value)) return '';
+  return `${protocol?.toLowerCase() === 'https' ? 'https' : 'http'}://${value}${path}`;
 }

@@ -9,6 +9,9 @@ import type { GradioQueue } from './queue.ts';
 import type { Attachment } from './session-bus.ts';
 import type { SseWriter } from './sse-writer.ts';
 
+/** Heartbeat streams without a valid session held at once (each for one period at most). */
+const MAX_TRANSIENT = 64;
+
 interface SessionStream {
   writer: SseWriter;
   done: boolean;
@@ -28,12 +31,15 @@ export function sessionNotFoundFrames(userAgent: string | undefined): string {
 /** Owns every open stream of one plugin instance. */
 export class StreamHub {
   readonly #sessions = new Map<string, SessionStream>();
-  readonly #heartbeats = new Set<SseWriter>();
+  readonly #heartbeats = new Map<SseWriter, string | null>();
+  /** Heartbeats served to callers without a valid session: ended after one period. */
+  readonly #transient = new Map<SseWriter, NodeJS.Timeout>();
   readonly #timer: NodeJS.Timeout;
 
   constructor(
     private readonly queue: GradioQueue,
-    heartbeatMs: number,
+    private readonly heartbeatMs: number,
+    private readonly heartbeatsPerHolder = 8,
     private readonly aliveFrame = 'data: ALIVE\n\n',
   ) {
     this.#timer = setInterval(() => this.#beat(), heartbeatMs);
@@ -85,11 +91,40 @@ export class StreamHub {
     });
   }
 
-  /** Serves `/heartbeat/{session}`: ALIVE now and on every beat. */
-  attachHeartbeat(writer: SseWriter, onClose: (listener: () => void) => void): void {
+  /**
+   * Serves `/heartbeat/{session}`: ALIVE now and on every beat while the session is valid, i.e.
+   * the caller is authenticated (`holder`: its owner key, null for an unbound app) and holds fewer
+   * than `heartbeatsPerHolder` streams. Any other caller gets ALIVE and an end after one period:
+   * never a 404, which makes the Python client spin, and a reconnect only at the heartbeat pace.
+   * Past `MAX_TRANSIENT` of those at once, the stream ends right after ALIVE.
+   */
+  attachHeartbeat(writer: SseWriter, onClose: (listener: () => void) => void, valid: boolean, holder: string | null): void {
     writer.write(this.aliveFrame);
-    this.#heartbeats.add(writer);
-    onClose(() => this.#heartbeats.delete(writer));
+    const held = holder === null ? 0 : [...this.#heartbeats.values()].filter((h) => h === holder).length;
+    if (valid && held < this.heartbeatsPerHolder) {
+      this.#heartbeats.set(writer, holder);
+      onClose(() => this.#heartbeats.delete(writer));
+      return;
+    }
+    if (this.#transient.size >= MAX_TRANSIENT) {
+      writer.end();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.#transient.delete(writer);
+      writer.end();
+    }, this.heartbeatMs);
+    timer.unref();
+    this.#transient.set(writer, timer);
+    onClose(() => {
+      clearTimeout(timer);
+      this.#transient.delete(writer);
+    });
+  }
+
+  /** Heartbeat streams held open (for tests and metrics). */
+  get heldHeartbeats(): number {
+    return this.#heartbeats.size;
   }
 
   /** Ends every stream: session streams get close_stream (so the JS client reconnects later). */
@@ -101,12 +136,17 @@ export class StreamHub {
       entry.writer.end(CLOSE_STREAM_FRAME);
     }
     this.#sessions.clear();
-    for (const writer of this.#heartbeats) writer.end();
+    for (const writer of this.#heartbeats.keys()) writer.end();
     this.#heartbeats.clear();
+    for (const [writer, timer] of this.#transient) {
+      clearTimeout(timer);
+      writer.end();
+    }
+    this.#transient.clear();
   }
 
   #beat(): void {
     for (const entry of this.#sessions.values()) entry.writer.write(HEARTBEAT_FRAME);
-    for (const writer of this.#heartbeats) writer.write(this.aliveFrame);
+    for (const writer of this.#heartbeats.keys()) writer.write(this.aliveFrame);
   }
 }

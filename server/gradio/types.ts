@@ -61,12 +61,16 @@ export interface EndpointDefinition<Identity = unknown> {
   concurrencyLimit?: number;
   /** Pending + running cap; joins beyond it get 503 (default 1000). */
   queueSize?: number;
+  /** Events of this endpoint one identity may run at once (default: no cap; needs `identityKey`). */
+  userConcurrencyLimit?: number;
+  /** Pending + running events one identity may hold; beyond it 429 (default: no cap; needs `identityKey`). */
+  userQueueSize?: number;
   /** Whether `/config` marks it a generator (default true). */
   generator?: boolean;
   handler: (request: EndpointRequest<Identity>) => EndpointResult;
 }
 
-/** Headers in, identity out; null (or a throw) answers 401. */
+/** Headers in, identity out; null answers 401, a throw 503 (could not decide; see auth.ts). */
 export type Authenticate<Identity = unknown> = (headers: RequestHeaders) => Identity | null | Promise<Identity | null>;
 
 /** Options of `gradioPlugin`. */
@@ -75,7 +79,7 @@ export interface GradioPluginOptions<Identity = unknown> {
   prefix?: string;
   endpoints: EndpointDefinition<Identity>[];
   authenticate: Authenticate<Identity>;
-  /** Absolute folder for content-addressed uploads (`<sha256>/<basename>`). */
+  /** Absolute folder for uploads (`<owner folder>/<random id>/<basename>`, 0700 folders, 0600 files). */
   dataDir: string;
   /** Largest accepted upload file, bytes (413 beyond). */
   uploadMaxBytes: number;
@@ -96,6 +100,25 @@ export interface GradioPluginOptions<Identity = unknown> {
   orphanTimeoutMs?: number;
   /** Reflect CORS for browsers on other origins (default false: same origin only). */
   cors?: boolean;
+  /**
+   * Stable owner key of an identity (e.g. the user id). When set, sessions, events and uploads are
+   * bound to it: another identity cannot read a session's stream, cancel its events (unless it
+   * presents both the session_hash and the event_id, which is what the JS client sends), download
+   * or see its files. Unset: upstream Gradio's capability model (knowing the hash is enough).
+   */
+  identityKey?: (identity: any) => string;
+  /** Total bytes of one upload request (413 beyond; default 4 x `uploadMaxBytes`). */
+  uploadRequestMaxBytes?: number;
+  /** Bytes one owner may keep stored (413 beyond; default: no quota). */
+  uploadQuotaBytes?: number;
+  /** Stored files older than this are swept (default: kept forever). */
+  uploadRetentionMs?: number;
+  /** How often the sweep runs (default a tenth of the retention, 1 s to 1 h). */
+  uploadSweepIntervalMs?: number;
+  /** Keeps a file the sweep would remove, e.g. one a stored message still names (`path`: the client path `<id>/<name>`). */
+  isFileReferenced?: (path: string) => boolean | Promise<boolean>;
+  /** Heartbeat streams held open per identity; more are ended after one period (default 8). */
+  heartbeatsPerIdentity?: number;
   /** Swap the in-memory session bus (e.g. for a PostgreSQL LISTEN/NOTIFY one). */
   bus?: import('./session-bus.ts').SessionBus;
 }

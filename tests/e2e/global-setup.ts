@@ -51,6 +51,7 @@ export default async function globalSetup() {
 
   const common = {
     DATABASE_URL: databaseUrl,
+    DEMO_USERS: 'true', // off by default when DATABASE_URL is set
     DEMO_PASSWORD: password,
     SERVICE_CLIENT_SECRET: 'e2e-service-secret-0123456789',
     // Both deployments sign with the one key in the shared database, so they share its sealing key.

@@ -20,6 +20,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'silent',
+    // Tests log in as the demo users; with DATABASE_URL set they are off unless asked for.
+    DEMO_USERS: 'true',
     DEMO_PASSWORD: 'demo-password-1',
     SERVICE_CLIENT_SECRET: 'test-service-secret-0123456789',
     OFFLINE_MODEL_DELAY_MS: '0',

@@ -5,6 +5,7 @@
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
+import { isFileReferenced } from '../../server/db/messages.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -146,6 +147,20 @@ describe('/chat', () => {
 
     const foreign = await collect(admin.submit('/chat', { message: { text: 'hello', files: [{ path: '/etc/passwd' }] } }));
     expect(meta(foreign.final)).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+  });
+
+  it("binds uploads to the uploader: another user can neither attach nor download them; messages keep them from the sweep", async () => {
+    const [stored] = (await admin.upload_files(`${server.url}/api/agent/gradio`, [new File(['admin only'], 'secret.txt')])).files ?? [];
+    expect(stored).toMatch(/^[0-9a-f]{32}\/secret\.txt$/);
+    const stolen = await collect(viewer.submit('/chat', { message: { text: 'mine now', files: [{ path: stored }] } }));
+    expect(meta(stolen.final)).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+    const file = `${server.url}/api/agent/gradio/gradio_api/file=${stored}`;
+    expect((await fetch(file, { headers: { authorization: `Bearer ${await login(server.url, 'viewer')}` } })).status).toBe(404);
+    expect((await fetch(file, { headers: { authorization: `Bearer ${await login(server.url, 'admin')}` } })).status).toBe(200);
+
+    expect(await isFileReferenced(db.pool, stored)).toBe(false);
+    expect((await collect(admin.submit('/chat', { message: { text: 'see file', files: [{ path: stored }] } }))).status).toBe('complete');
+    expect(await isFileReferenced(db.pool, stored)).toBe(true);
   });
 
   it('answers 401 to a missing or invalid token', async () => {

@@ -6,6 +6,8 @@
  */
 import type { Client } from '@gradio/client';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,8 +44,8 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function startGateway(): Promise<{ gateway: MainProcess; client: Client }> {
-  const gateway = await startMain(['--role', 'gateway'], { DATABASE_URL: db.url, DATA_DIR: dataDir, SERVICE_CLIENT_SECRET: SECRET, API_URL: api.url, LEASE_TTL_S: '2' });
+async function startGateway(apiUrl = api.url): Promise<{ gateway: MainProcess; client: Client }> {
+  const gateway = await startMain(['--role', 'gateway'], { DATABASE_URL: db.url, DATA_DIR: dataDir, SERVICE_CLIENT_SECRET: SECRET, API_URL: apiUrl, LEASE_TTL_S: '2' });
   started.push(gateway);
   return { gateway, client: await connectChat(gateway.url, token) };
 }
@@ -75,7 +77,7 @@ async function approval(id: string): Promise<{ status: string; resumed: boolean 
 }
 
 /** Waits for the restarted gateway's recovery to consume the decision (bounded; it runs right after listen). */
-async function untilResumed(id: string, deadlineMs = 20_000): Promise<void> {
+async function untilResumed(id: string, deadlineMs = 30_000): Promise<void> {
   const until = Date.now() + deadlineMs;
   while (!(await approval(id)).resumed) {
     if (Date.now() > until) throw new Error(`approval ${id} was not resumed within ${deadlineMs} ms`);
@@ -138,25 +140,49 @@ describe('kill -9 of the gateway around a confirm', () => {
     await restarted.gateway.exited;
   });
 
-  it('mid-tool (the request is in flight): the next start repeats it with the same idempotency key, one effect', async () => {
-    const { gateway, client } = await startGateway();
-    const ids = await pauseDeploy(client, '7.7.4');
-    const submission = client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm', approval_id: ids.approvalId });
-    await collect(submission, (m) => {
-      // tool_start: the tool's requests are on their way to the api, which is frozen before it answers.
-      if (m.metadata.type === 'confirm_resolved') api.child.kill('SIGSTOP');
-      if (m.metadata.type === 'tool_start') gateway.child.kill('SIGKILL');
-    }).catch(() => undefined);
+  it('mid-tool (the request reached the api, the gateway died before the answer): the next start repeats it with the same idempotency key, one effect', async () => {
+    // The gateway reaches the api through a proxy that kills the gateway once the deploy request is through.
+    let gateway: MainProcess | undefined;
+    const proxy = await startKillingProxy(api.url, (req) => req.method === 'POST' && req.url === '/api/tools/deployments', () => gateway?.child.kill('SIGKILL'));
+    const started = await startGateway(proxy.url);
+    gateway = started.gateway;
+    const ids = await pauseDeploy(started.client, '7.7.4');
+    await collect(started.client.submit('/chat', { message: 'confirm', conversation_id: ids.conversationId, action: 'confirm', approval_id: ids.approvalId })).catch(() => undefined);
     await gateway.exited;
-    client.close();
-    api.child.kill('SIGCONT'); // the api now serves whatever reached it from the dead gateway
+    started.client.close();
+    await proxy.forwarded; // the api has answered the dead gateway's request: the effect happened
+    expect(await deployments('7.7.4')).toBe(1);
 
     const restarted = await startGateway();
     await untilResumed(ids.approvalId);
     expect(await deployments('7.7.4')).toBe(1);
     table.record({ fault: 'kill -9 gateway mid-tool', outcome: 'repeated with the same key at next start, one effect', lost: Math.abs(1 - (await deployments('7.7.4'))) });
+    await proxy.close();
     restarted.client.close();
     restarted.gateway.child.kill('SIGKILL');
     await restarted.gateway.exited;
   });
 });
+
+/**
+ * A forwarding proxy in front of the api: when a request matching `trigger` has been read in full,
+ * `onTrigger` runs (the test kills the gateway) and the request still goes on to the api.
+ */
+async function startKillingProxy(target: string, trigger: (req: IncomingMessage) => boolean, onTrigger: () => void) {
+  let resolveForwarded!: () => void;
+  const forwarded = new Promise<void>((resolve) => (resolveForwarded = resolve));
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const fire = trigger(req);
+    if (fire) onTrigger();
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+    const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    const body = Buffer.from(await upstream.arrayBuffer());
+    if (fire) resolveForwarded();
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, forwarded, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

@@ -1,7 +1,7 @@
 /**
  * Upload and download through the gradio plugin: the real @gradio/client uploads a file nested in
- * the arguments, the handler reads it from content-addressed storage, the file route serves only
- * stored files.
+ * the arguments, the handler reads it from storage by its opaque client path, the file route serves
+ * only stored files.
  */
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -46,21 +46,21 @@ describe('upload and files', () => {
     const [value] = result.data as any[];
     expect(value.text).toBe('see attached');
     expect(value.files[0].text).toBe(content);
-    const sha = createHash('sha256').update(content).digest('hex');
-    expect(value.files[0].stored).toBe(join(server.dataDir, sha, 'blob'));
+    // Stored under a random id in the shared folder (this app binds no identities), not by content hash.
+    expect(value.files[0].stored).toMatch(new RegExp(`^${server.dataDir}/shared/[0-9a-f]{32}/blob$`));
+    expect(value.files[0].stored).not.toContain(createHash('sha256').update(content).digest('hex'));
   });
 
-  it('stores content-addressed, returns server paths in order, serves them with GET and HEAD', async () => {
+  it('returns opaque <id>/<name> paths in order (no server path, no content hash), serves them with GET and HEAD', async () => {
     const form = new FormData();
     form.append('files', new Blob(['one']), 'a.txt');
     form.append('files', new Blob(['two']), '../../evil name.txt');
     const response = await fetch(`${server.url}/gradio_api/upload`, { method: 'POST', body: form });
     expect(response.status).toBe(200);
     const paths = (await response.json()) as string[];
-    expect(paths).toEqual([
-      join(server.dataDir, createHash('sha256').update('one').digest('hex'), 'a.txt'),
-      join(server.dataDir, createHash('sha256').update('two').digest('hex'), 'evil name.txt'),
-    ]);
+    expect(paths).toEqual([expect.stringMatching(/^[0-9a-f]{32}\/a\.txt$/), expect.stringMatching(/^[0-9a-f]{32}\/evil name\.txt$/)]);
+    expect(paths.join()).not.toContain(server.dataDir);
+    expect(paths.join()).not.toContain(createHash('sha256').update('one').digest('hex'));
     const got = await fetch(`${server.url}/gradio_api/file=${paths[1]}`);
     expect(got.status).toBe(200);
     expect(got.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -74,8 +74,12 @@ describe('upload and files', () => {
   it('refuses files it did not store and traversal', async () => {
     const outside = join(server.dataDir, '..', 'secret.txt');
     await writeFile(outside, 'secret');
-    const sha = 'f'.repeat(64);
-    for (const path of [outside, '/etc/passwd', `${server.dataDir}/${sha}/../../secret.txt`, `${sha}/missing.txt`, '%2e%2e/%2e%2e/etc/passwd']) {
+    const id = 'f'.repeat(32);
+    const form = new FormData();
+    form.append('files', new Blob(['mine']), 'mine.txt');
+    const [stored] = (await (await fetch(`${server.url}/gradio_api/upload`, { method: 'POST', body: form })).json()) as string[];
+    const absolute = join(server.dataDir, 'shared', stored);
+    for (const path of [outside, '/etc/passwd', absolute, `${server.dataDir}/shared/${id}/../../secret.txt`, `${id}/missing.txt`, `${id}/../../secret.txt`, '%2e%2e/%2e%2e/etc/passwd']) {
       const response = await fetch(`${server.url}/gradio_api/file=${path}`);
       expect([path, response.status]).toEqual([path, 404]);
     }

@@ -23,7 +23,8 @@ export async function startGradioServer(
   options: Partial<GradioPluginOptions<any>> & { prefix?: string } = {},
 ): Promise<GradioTestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'airlock-gradio-'));
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  // Loopback is the trusted proxy here, as in a deployment behind a local nginx.
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, trustProxy: ['127.0.0.1', '::1'] });
   const prefix = options.prefix ?? '/api/agent/gradio';
   await app.register(gradioPlugin, {
     authenticate: async () => ({ user: 'anonymous' }),

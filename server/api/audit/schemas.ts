@@ -1,5 +1,9 @@
 /** Query schema of GET /api/audit. */
 import { z } from 'zod';
+import { isBigintText, isValidTimestamp } from '../scalars.ts';
+
+/** ISO 8601 with an offset, and a day that exists (zod alone lets 2026-02-31 through). */
+const timestamp = z.iso.datetime({ offset: true }).refine(isValidTimestamp, 'must be a real date and time');
 
 export const AuditQuery = z.object({
   cursor: z.string().max(100).optional(),
@@ -9,8 +13,8 @@ export const AuditQuery = z.object({
   outcome: z.enum(['success', 'denied', 'unauthorized', 'invalid', 'not_found', 'conflict', 'error', 'replayed']).optional(),
   tool_call_id: z.string().max(200).optional(),
   conversation_id: z.string().max(200).optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
+  since: timestamp.optional(),
+  until: timestamp.optional(),
 });
 
-export const AuditCursor = z.object({ b: z.string().regex(/^\d{1,19}$/) });
+export const AuditCursor = z.object({ b: z.string().refine(isBigintText) });

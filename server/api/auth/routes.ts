@@ -15,11 +15,16 @@ import {
 import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
 import { requestUser, requireUser } from '../identity.ts';
+import { createRateLimiter } from '../rate-limit.ts';
 import { parseInput } from '../validate.ts';
 import { LoginBody, ServiceTokenBody } from './schemas.ts';
 
+/** The gateway asks for a service token about once per SERVICE_TOKEN_TTL_S; this is plenty. */
+export const SERVICE_TOKEN_RATE = { limit: 30, windowMs: 60_000 };
+
 export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {
   const { config, pool, keys } = ctx;
+  const serviceTokenLimiter = createRateLimiter(SERVICE_TOKEN_RATE);
 
   app.post('/login', async (request, reply) => {
     const body = parseInput(LoginBody, request.body, 'body');
@@ -60,6 +65,12 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
   });
 
   app.post('/service-token', async (request, reply) => {
+    // Counted before the credentials are checked: guesses and floods cost the caller, not the signer.
+    const wait = serviceTokenLimiter.hit(request.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw new AirlockError('RATE_LIMITED', 'Too many service-token requests. Try again later.', { details: { retry_after_s: wait } });
+    }
     const body = parseInput(ServiceTokenBody, request.body, 'body');
     try {
       checkClientCredentials(config, { clientId: body.client_id, clientSecret: body.client_secret });

@@ -1,5 +1,6 @@
 /** Request schemas of /api/assistant (conversations, history, messages). */
 import { z } from 'zod';
+import { isBigintText, isRealText, isValidTimestamp } from '../scalars.ts';
 
 export const ConversationParams = z.object({ id: z.uuid({ message: 'must be a conversation id' }) });
 
@@ -17,9 +18,9 @@ export const ListConversationsQuery = z.object({
 });
 
 export const ConversationCursor = z.object({
-  u: z.string().min(1).max(64),
+  u: z.string().max(64).refine(isValidTimestamp),
   i: z.uuid(),
-  r: z.string().regex(/^[0-9.e+-]+$/i).max(32).optional(),
+  r: z.string().max(32).refine(isRealText).optional(),
 });
 
 export const HistoryQuery = z.object({
@@ -28,7 +29,7 @@ export const HistoryQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 
-export const HistoryCursor = z.object({ s: z.string().regex(/^\d{1,19}$/) });
+export const HistoryCursor = z.object({ s: z.string().refine(isBigintText) });
 
 export const AppendMessageBody = z.object({
   role: z.enum(['user', 'assistant']),

@@ -1,32 +1,42 @@
 /**
- * `POST /gradio_api/upload` (multipart, every part named `files`, a size limit -> 413) and
- * `GET|HEAD /gradio_api/file=<path>` (only files this server stored).
+ * `POST /gradio_api/upload` (multipart, every part named `files`; 413 past the file, request or
+ * owner-quota limit) answering `<id>/<name>` client paths, and `GET|HEAD /gradio_api/file=<path>`
+ * (only the caller's own stored files; anything else is a 404).
  * @module
  */
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
 import { RequestRejectedError } from '../errors.ts';
 import { contentTypeFor } from '../files.ts';
+import { UploadLimitError } from '../upload-store.ts';
 
 /** Registers upload and download. @fastify/multipart must be registered in the same context. */
 export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): void {
   const upload = async (request: FastifyRequest) => {
     if (!request.isMultipart()) throw new RequestRejectedError(400, 'Expected a multipart/form-data body with `files` parts.');
-    const paths: string[] = [];
-    for await (const part of request.parts()) {
-      if (part.type !== 'file') continue;
-      if (part.fieldname !== 'files') {
-        part.file.resume();
-        continue;
+    const owner = ownerOf(request, ctx.options.identityKey);
+    const paths = await ctx.store.withBudget(owner, async (budget) => {
+      const saved: string[] = [];
+      for await (const part of request.parts()) {
+        if (part.type !== 'file') continue;
+        if (part.fieldname !== 'files') {
+          part.file.resume();
+          continue;
+        }
+        try {
+          saved.push(await ctx.store.save(part.file, part.filename, owner, budget, () => part.file.truncated));
+        } catch (error) {
+          // All or nothing: a refused request keeps none of its files (nor their quota).
+          await Promise.all(saved.map((path) => ctx.store.remove(path, owner)));
+          if (error instanceof UploadLimitError) throw tooLarge(ctx, error.limit);
+          if (part.file.truncated) throw tooLarge(ctx, 'file');
+          throw error;
+        }
       }
-      try {
-        paths.push(await ctx.store.save(part.file, part.filename, () => part.file.truncated));
-      } catch (error) {
-        if ((error as { tooLarge?: boolean }).tooLarge || part.file.truncated) throw tooLarge(ctx.options.uploadMaxBytes);
-        throw error;
-      }
-    }
+      return saved;
+    });
     if (paths.length === 0) throw new RequestRejectedError(400, 'No `files` part in the upload.');
     return paths;
   };
@@ -34,7 +44,7 @@ export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): vo
 
   app.get('/gradio_api/file=*', async (request, reply) => {
     const wanted = (request.params as { '*': string })['*'];
-    const found = await ctx.store.lookup(wanted);
+    const found = await ctx.store.lookup(wanted, ownerOf(request, ctx.options.identityKey));
     if (!found) throw new RequestRejectedError(404, 'File not found.');
     const { type, inline } = contentTypeFor(found.path);
     const name = found.path.slice(found.path.lastIndexOf('/') + 1);
@@ -50,7 +60,10 @@ export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): vo
   });
 }
 
-/** The 413 for an upload beyond the limit. */
-export function tooLarge(limit: number): RequestRejectedError {
-  return new RequestRejectedError(413, `File too large: the limit is ${limit} bytes.`, 'FILE_TOO_LARGE');
+/** The 413 for an upload past one of its limits. */
+export function tooLarge(ctx: GradioContext, limit: UploadLimitError['limit']): RequestRejectedError {
+  const { uploadMaxBytes, uploadRequestMaxBytes, uploadQuotaBytes } = ctx.options;
+  if (limit === 'quota') return new RequestRejectedError(413, `Upload quota exceeded: you may keep at most ${uploadQuotaBytes} bytes of files.`, 'UPLOAD_QUOTA_EXCEEDED');
+  if (limit === 'request') return new RequestRejectedError(413, `Upload too large: at most ${uploadRequestMaxBytes ?? uploadMaxBytes * 4} bytes per request.`, 'FILE_TOO_LARGE');
+  return new RequestRejectedError(413, `File too large: the limit is ${uploadMaxBytes} bytes.`, 'FILE_TOO_LARGE');
 }

@@ -12,11 +12,12 @@ import { computeRoot } from '../root-url.ts';
 export function registerMetaRoutes(app: FastifyInstance, ctx: GradioContext): void {
   const info = buildInfo(ctx.endpoints);
   const config = async (request: import('fastify').FastifyRequest) => {
+    // request.host/.protocol honour X-Forwarded-* only from the app's trustProxy peers.
     const root = computeRoot({
-      headers: request.headers,
+      host: request.host,
+      protocol: request.protocol,
       mountPath: ctx.mountPath,
       publicUrl: ctx.options.publicUrl,
-      encrypted: Boolean((request.raw.socket as { encrypted?: boolean }).encrypted),
     });
     return buildConfig(ctx.endpoints, {
       root,

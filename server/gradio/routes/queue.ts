@@ -3,10 +3,11 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { identityOf } from '../auth.ts';
+import { identityOf, ownerOf } from '../auth.ts';
 import { dependencyId } from '../config-builder.ts';
 import type { GradioContext } from '../context.ts';
 import { RequestRejectedError } from '../errors.ts';
+import { sessionKey } from '../ownership.ts';
 import { SseWriter } from '../sse-writer.ts';
 import { isRejection, normalizeInputs, parseEnvelope } from '../validate.ts';
 
@@ -39,6 +40,7 @@ export function registerQueueRoutes(app: FastifyInstance, ctx: GradioContext): v
       data,
       eventData: envelope.eventData,
       identity: identityOf(request),
+      owner: ownerOf(request, ctx.options.identityKey),
       headers: request.headers,
     });
     return { event_id: eventId };
@@ -48,7 +50,10 @@ export function registerQueueRoutes(app: FastifyInstance, ctx: GradioContext): v
   app.get('/gradio_api/queue/data', async (request, reply) => {
     const sessionHash = (request.query as Record<string, unknown>).session_hash;
     if (typeof sessionHash !== 'string' || sessionHash.length === 0) throw new RequestRejectedError(400, 'session_hash is required.');
+    // Scoped by the caller's owner key: another user's session_hash names a session of the
+    // caller's own (unknown, so "session not found"), never the owner's stream.
+    const key = sessionKey(sessionHash, ownerOf(request, ctx.options.identityKey));
     const writer = openStream(reply);
-    ctx.streams.attachSession(sessionHash, writer, request.headers['user-agent'], onResponseClose(reply));
+    ctx.streams.attachSession(key, writer, request.headers['user-agent'], onResponseClose(reply));
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The REST calls the UI makes (CONTRACTS §2). Errors `{error:{code,message}}` become `ApiError`
- * with the taxonomy code; a network failure is GRADIO_UNREACHABLE's REST twin, INTERNAL with status 0.
+ * with the taxonomy code; a network failure is GRADIO_UNREACHABLE with status 0. Only a 401 calls
+ * `onUnauthorized`: a 503 (database down) or a network failure keeps the session.
  * @module
  */
 import { ApiError, toErrorCode } from './errors.ts';
@@ -11,6 +12,8 @@ export interface ApiOptions {
   token: () => string | null;
   /** Called once per 401, before the ApiError is thrown. */
   onUnauthorized?: () => void;
+  /** Called on an outage (server unreachable, or 502/503/504): the session stays, the connection shows it. */
+  onOutage?: (reason: 'unreachable' | 'unavailable') => void;
   fetch?: typeof fetch;
   base?: string;
 }
@@ -27,7 +30,7 @@ export interface LoginResult {
 }
 
 /** Creates the REST client; every method throws `ApiError` on failure. */
-export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
+export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     const t = token();
@@ -37,7 +40,8 @@ export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.b
     try {
       response = await f(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (cause) {
-      throw new ApiError('INTERNAL', `The server cannot be reached (${(cause as Error)?.message ?? cause}).`, 0);
+      onOutage?.('unreachable');
+      throw new ApiError('GRADIO_UNREACHABLE', `The server cannot be reached (${(cause as Error)?.message ?? cause}).`, 0);
     }
     if (response.status === 204) return undefined as T;
     const json = await response.json().catch(() => null);
@@ -45,6 +49,7 @@ export function createApi({ token, onUnauthorized, fetch: f = globalThis.fetch.b
       const error = (json as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
       const code = response.status === 401 ? 'UNAUTHORIZED' : toErrorCode(error?.code ?? statusCode(response.status));
       if (code === 'UNAUTHORIZED' && path !== '/api/auth/login') onUnauthorized?.();
+      if (code === 'SERVICE_UNAVAILABLE') onOutage?.('unavailable');
       throw new ApiError(code, typeof error?.message === 'string' ? error.message : response.statusText, response.status, error?.details);
     }
     return json as T;
@@ -90,5 +95,7 @@ function statusCode(status: number): string {
   if (status === 400 || status === 422) return 'VALIDATION_ERROR';
   if (status === 413) return 'PAYLOAD_TOO_LARGE';
   if (status === 429) return 'RATE_LIMITED';
+  // A proxy's "backend down" pages carry no code: an outage, never a reason to sign out.
+  if (status === 502 || status === 503 || status === 504) return 'SERVICE_UNAVAILABLE';
   return 'INTERNAL';
 }

@@ -217,10 +217,12 @@ export class ChatState {
           this.#queue(e.message);
           const m = e.message.metadata;
           if (m?.type === 'error' && m.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
+          if (m?.type === 'error' && m.code === 'SERVICE_UNAVAILABLE') this.#options.connection.lost('unavailable');
         } else {
           this.#tokens.flush();
           if (this.#stopped === token) break; // Stop won the race: the run ends as stopped, not as an error
           if (e.code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
+          if (e.code === 'SERVICE_UNAVAILABLE') this.#options.connection.lost('unavailable');
           if (e.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
           this.#dispatch({ type: 'failed', code: e.code, detail: e.detail });
           return;
@@ -248,6 +250,7 @@ export class ChatState {
     const code = isApiError(error) ? error.code : 'INTERNAL';
     if (code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
     if (code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
+    if (code === 'SERVICE_UNAVAILABLE') this.#options.connection.lost('unavailable');
     this.#dispatch({ type: 'failed', code, detail: error instanceof Error ? error.message : String(error) });
   }
 

@@ -1,10 +1,14 @@
 /**
- * The gateway connection: green when connected; on GRADIO_UNREACHABLE it retries 5 times 5 s
- * apart (red dot, counting), then waits for a manual retry. While connected, a light probe every
- * `probeMs` notices a gateway that went away between messages.
+ * The gateway connection: green when connected; on GRADIO_UNREACHABLE or SERVICE_UNAVAILABLE (its
+ * database is down) it retries 5 times 5 s apart (red dot, counting, saying which), then waits for
+ * a manual retry. Only UNAUTHORIZED signs out. While connected, a light probe every `probeMs`
+ * notices a gateway that went away between messages.
  * @module
  */
 import { ApiError, isApiError } from './errors.ts';
+
+/** Why the connection is down: the gateway cannot be reached, or it answers but cannot serve. */
+export type OutageReason = 'unreachable' | 'unavailable';
 import type { ChatTransport } from './transport.ts';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'retrying' | 'offline' | 'unauthorized';
@@ -22,6 +26,7 @@ export interface ConnectionOptions {
 export class Connection {
   #status = $state<ConnectionStatus>('connecting');
   #retry = $state(0);
+  #reason = $state<OutageReason>('unreachable');
   #transport = $state.raw<ChatTransport | null>(null);
   #options: Required<Omit<ConnectionOptions, 'onUnauthorized'>> & Pick<ConnectionOptions, 'onUnauthorized'>;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -38,6 +43,10 @@ export class Connection {
   /** How many automatic retries have been made in the current outage. */
   get retry(): number {
     return this.#retry;
+  }
+  /** Why the last attempt failed (drives the dot's wording). */
+  get reason(): OutageReason {
+    return this.#reason;
   }
   get retries(): number {
     return this.#options.retries;
@@ -59,9 +68,10 @@ export class Connection {
     return this.#attempt();
   }
 
-  /** Tells the connection the gateway is gone (a run broke, a probe failed). */
-  lost(): void {
+  /** Tells the connection the gateway is gone (a run broke, a probe failed) or cannot serve. */
+  lost(reason: OutageReason = 'unreachable'): void {
     if (this.#status !== 'connected') return;
+    this.#reason = reason;
     this.#drop();
     this.#retry = 0;
     this.#scheduleRetry();
@@ -96,6 +106,7 @@ export class Connection {
         this.#options.onUnauthorized?.();
         return;
       }
+      this.#reason = isApiError(error) && error.code === 'SERVICE_UNAVAILABLE' ? 'unavailable' : 'unreachable';
       this.#scheduleRetry();
     }
   }

@@ -19,6 +19,7 @@ const TEXT: Record<string, { text: string; retryable: boolean }> = {
   PAYLOAD_TOO_LARGE: { text: 'That file or message is too large.', retryable: false },
   RATE_LIMITED: { text: 'Too many attempts. Wait a moment and try again.', retryable: true },
   INTERNAL: { text: 'Something went wrong on our side.', retryable: true },
+  SERVICE_UNAVAILABLE: { text: 'The service is temporarily unavailable. You are still signed in; try again in a moment.', retryable: true },
 };
 
 /** The sentence users see for a code; unknown codes read as INTERNAL. */

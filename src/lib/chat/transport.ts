@@ -45,6 +45,9 @@ export function codeFromStatus(status: { title?: unknown; message?: unknown; bro
   if (status.broken) return { code: 'GRADIO_UNREACHABLE', detail: message };
   const named = `${title} ${message}`.match(/\b([A-Z]+(?:_[A-Z]+)+|UNAUTHORIZED|FORBIDDEN|INTERNAL|CONFLICT)\b/);
   if (named && toErrorCode(named[1]) === named[1]) return { code: named[1], detail: message };
+  // A 503 from /config (the client says "received status 503") or from a join (the client shows
+  // Gradio's "currently busy" text): the gateway or its database is away; never a sign-out.
+  if (/received status 50[234]\b|currently busy/i.test(message)) return { code: 'SERVICE_UNAVAILABLE', detail: message };
   if (/not authenticated|credentials|\b401\b/i.test(message)) return { code: 'UNAUTHORIZED', detail: message };
   if (/connection errored|failed to fetch|networkerror|could not resolve app config/i.test(message)) return { code: 'GRADIO_UNREACHABLE', detail: message };
   return { code: 'INTERNAL', detail: message };
@@ -99,7 +102,8 @@ export const connectGradio: ConnectTransport = async (token) => {
       const result = await client.upload_files(root, files);
       if (result.error || !result.files) {
         const status = Number(/HTTP (\d+)/.exec(result.error ?? '')?.[1] ?? 0);
-        throw new ApiError(status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'INTERNAL', result.error ?? 'Upload failed', status);
+        const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL';
+        throw new ApiError(code, result.error ?? 'Upload failed', status);
       }
       return result.files.map((path, i) => ({
         path, orig_name: files[i]?.name, size: files[i]?.size, mime_type: files[i]?.type || undefined,

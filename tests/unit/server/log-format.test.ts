@@ -22,7 +22,8 @@ describe('formatLogLine', () => {
 
 describe('loggerOptions', () => {
   it('writes JSON (no stream) when stdout is not a terminal, and formats through a stream when it is', () => {
-    expect(loggerOptions('info', false)).toEqual({ level: 'info' });
-    expect(loggerOptions('warn', true)).toMatchObject({ level: 'warn', stream: { write: expect.any(Function) } });
+    const serializers = { req: (r: unknown) => r };
+    expect(loggerOptions('info', { serializers }, false)).toEqual({ level: 'info', serializers });
+    expect(loggerOptions('warn', { serializers }, true)).toMatchObject({ level: 'warn', serializers, stream: { write: expect.any(Function) } });
   });
 });

@@ -36,6 +36,10 @@ describe('normalizeChatInput', () => {
     ['approval id not a uuid', ['confirm', ID, 'confirm', null, null, null, 'first'], null, /approval_id/],
     ['request id too long', [{ text: 'x' }, null, null, null, null, 'r'.repeat(201)], null, /request_id/],
     ['too many files', [{ text: 'x', files: Array.from({ length: 11 }, (_, i) => `/f${i}`) }], null, /files/],
+    ['NUL in the text', [{ text: 'a\u0000b' }], null, /NUL/],
+    ['NUL in a plain-string message', ['a\u0000b'], null, /NUL/],
+    ['NUL in the ADR text slot', [null, null, null, 'a\u0000'], null, /NUL/],
+    ['NUL in a file name', [{ text: 'x', files: [{ path: '/f', orig_name: 'a\u0000.txt' }] }], null, /files: .*NUL/],
   ];
   it.each(bad)('rejects %s', (_name, data, eventData, message) => {
     expect(() => normalizeChatInput(data, eventData)).toThrow(ChatInputError);

@@ -1,24 +1,37 @@
 import { describe, expect, it } from 'vitest';
 import { contentTypeFor, resolveStoredPath, safeBasename } from '../../../../server/gradio/files.ts';
+import { ownerFolder } from '../../../../server/gradio/ownership.ts';
 
-const H = 'a'.repeat(64);
+const I = 'a'.repeat(32);
+const SHARED = '/data/up/shared';
+const owned = `/data/up/${ownerFolder('user-1')}`;
 
 describe('resolveStoredPath', () => {
-  it.each([
-    [`/data/up/${H}/x.png`, `/data/up/${H}/x.png`],
-    [`${H}/x.png`, `/data/up/${H}/x.png`],
-    [`/data/up/${H}/../${H}/x.png`, `/data/up/${H}/x.png`],
-    [`/data/up/${H}/../../etc/passwd`, null],
-    ['/etc/passwd', null],
-    [`/data/up/.tmp/x`, null],
-    [`/data/up/${H.slice(1)}/x.png`, null],
-    [`/data/up/${H}/sub/x.png`, null],
-    [`/data/up/${H}`, null],
-    [`/data/upx/${H}/x.png`, null],
-    ['', null],
-    [`${H}/x\0.png`, null],
-  ])('%s -> %s', (input, expected) => {
-    expect(resolveStoredPath('/data/up', input)).toBe(expected);
+  it.each<[string, string | null, string | null]>([
+    [`${I}/x.png`, null, `${SHARED}/${I}/x.png`],
+    [`${I}/x.png`, 'user-1', `${owned}/${I}/x.png`],
+    // absolute server paths, traversal and other shapes never resolve
+    [`/data/up/shared/${I}/x.png`, null, null],
+    [`${I}/../${I}/x.png`, null, null],
+    [`${I}/..`, null, null],
+    [`../${I}/x.png`, null, null],
+    ['/etc/passwd', null, null],
+    [`.tmp/x`, null, null],
+    [`${I.slice(1)}/x.png`, null, null],
+    [`${'b'.repeat(64)}/x.png`, null, null],
+    [`${I}/sub/x.png`, null, null],
+    [I, null, null],
+    ['', null, null],
+    [`${I}/x\0.png`, null, null],
+    [`${I}/a\u202egnp.exe`, null, null],
+  ])('%s (owner %s) -> %s', (input, owner, expected) => {
+    expect(resolveStoredPath('/data/up', input, owner)).toBe(expected);
+  });
+
+  it('gives each owner its own folder', () => {
+    expect(ownerFolder('user-1')).not.toBe(ownerFolder('user-2'));
+    expect(ownerFolder('user-1')).toMatch(/^u-[0-9a-f]{40}$/);
+    expect(ownerFolder(null)).toBe('shared');
   });
 });
 
@@ -29,6 +42,9 @@ describe('safeBasename', () => {
     expect(safeBasename('..')).toBe('_');
     expect(safeBasename(undefined)).toBe('blob');
     expect(safeBasename('a\nb.txt')).toBe('a_b.txt');
+    // bidi controls would show "invoice\u202egnp.exe" as "invoiceexe.png"
+    expect(safeBasename('invoice\u202egnp.exe')).toBe('invoicegnp.exe');
+    expect(safeBasename('\u2066a\u2069\u200e\u200f\u061c.txt')).toBe('a.txt');
   });
 });
 

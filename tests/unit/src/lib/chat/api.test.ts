@@ -45,7 +45,28 @@ describe('createApi', () => {
   it('a body without a code maps by status; a network failure is status 0', async () => {
     await expect(createApi({ token: () => null, fetch: respond(404, { message: 'x' }) }).active('c')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
-    await expect(createApi({ token: () => null, fetch: offline }).me()).rejects.toMatchObject({ status: 0 });
+    await expect(createApi({ token: () => null, fetch: offline }).me()).rejects.toMatchObject({ status: 0, code: 'GRADIO_UNREACHABLE' });
+  });
+
+  it('a 503 (database down), a proxy 502/504 or a network failure keeps the session: no onUnauthorized', async () => {
+    const onUnauthorized = vi.fn();
+    const down = respond(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable.' } });
+    await expect(createApi({ token: () => 't', onUnauthorized, fetch: down }).me()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    for (const status of [502, 503, 504]) {
+      await expect(createApi({ token: () => 't', onUnauthorized, fetch: respond(status) }).me()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    }
+    const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
+    await expect(createApi({ token: () => 't', onUnauthorized, fetch: offline }).me()).rejects.toMatchObject({ status: 0 });
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('reports outages to onOutage (the connection dot), not other failures', async () => {
+    const onOutage = vi.fn();
+    await createApi({ token: () => 't', onOutage, fetch: respond(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'x' } }) }).me().catch(() => {});
+    const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
+    await createApi({ token: () => 't', onOutage, fetch: offline }).me().catch(() => {});
+    await createApi({ token: () => 't', onOutage, fetch: respond(404, { error: { code: 'NOT_FOUND', message: 'x' } }) }).me().catch(() => {});
+    expect(onOutage.mock.calls).toEqual([['unavailable'], ['unreachable']]);
   });
 
   it('204 resolves to undefined (archive)', async () => {

@@ -222,6 +222,28 @@ describe('ChatState', () => {
     expect(chat.busy).toBe(false);
   });
 
+  it('SERVICE_UNAVAILABLE (database down mid-run) keeps the session and tells the connection', async () => {
+    const { chat, transport, connection, onUnauthorized } = setup();
+    await chat.open('c1');
+    await chat.send('x');
+    transport.last.fail('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable.');
+    await settle();
+    expect(connection.lost).toHaveBeenCalledWith('unavailable');
+    expect(onUnauthorized).not.toHaveBeenCalled();
+    expect(chat.items.at(-1)).toMatchObject({ kind: 'error', code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('an in-stream SERVICE_UNAVAILABLE error message marks the connection, never signs out', async () => {
+    const { chat, transport, connection, onUnauthorized } = setup();
+    await chat.open('c1');
+    await chat.send('x');
+    transport.last.push(wire.error('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable.', true));
+    transport.last.end();
+    await settle();
+    expect(connection.lost).toHaveBeenCalledWith('unavailable');
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
   it('no connection: the message fails with GRADIO_UNREACHABLE instead of hanging', async () => {
     const { chat, connection } = setup();
     connection.require = () => {

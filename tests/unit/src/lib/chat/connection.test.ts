@@ -45,6 +45,33 @@ describe('Connection', () => {
     expect(connect).toHaveBeenCalledTimes(7);
   });
 
+  it('SERVICE_UNAVAILABLE (database down) retries like an outage, says so, and never signs out', async () => {
+    const onUnauthorized = vi.fn();
+    const connect = vi.fn((): Promise<ChatTransport> => Promise.reject(new ApiError('SERVICE_UNAVAILABLE', 'received status 503')));
+    const c = new Connection({ connect, onUnauthorized, probeMs: 0 });
+    await c.start();
+    expect(c.status).toBe('retrying');
+    expect(c.reason).toBe('unavailable');
+    const transport = new FakeTransport();
+    connect.mockImplementation(async () => transport);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(c.status).toBe('connected');
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('lost("unavailable") from a run turns the dot red with that reason and reconnects', async () => {
+    const transport = new FakeTransport();
+    const connect = vi.fn(async () => transport);
+    const c = new Connection({ connect, probeMs: 0 });
+    await c.start();
+    c.lost('unavailable');
+    expect(c.status).toBe('retrying');
+    expect(c.reason).toBe('unavailable');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(c.status).toBe('connected');
+    expect(connect).toHaveBeenCalledTimes(2);
+  });
+
   it('a retry that succeeds turns green and resets the count', async () => {
     const transport = new FakeTransport();
     const connect = vi.fn(unreachable);

@@ -24,6 +24,10 @@ describe('codeFromStatus', () => {
     [{ message: 'Not authenticated' }, 'UNAUTHORIZED'],
     [{ message: 'Login credentials are required to access this Space.' }, 'UNAUTHORIZED'],
     [{ message: 'Could not resolve app config.' }, 'GRADIO_UNREACHABLE'],
+    // The database is down: /config answers 503, a join 503 (the client shows its "busy" text).
+    [{ message: 'Could not resolve app config. (received status 503 when fetching the app config)' }, 'SERVICE_UNAVAILABLE'],
+    [{ message: 'This application is currently busy. Please try again. ' }, 'SERVICE_UNAVAILABLE'],
+    [{ title: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable.' }, 'SERVICE_UNAVAILABLE'],
     [{ message: 'boom' }, 'INTERNAL'],
     [{ message: 'NOT_A_CODE happened' }, 'INTERNAL'],
   ];

@@ -1,0 +1,68 @@
+/**
+ * The routes the fuzz (edge-fuzz.test.ts) drives: every REST route of the api role and every
+ * Gradio route of the gateway, with the query and body fields each one reads (the fuzz also sends
+ * fields nobody reads). `params` counts the path parameters (`:name` or `*`). Logout is left out:
+ * it would revoke the fuzz's own token (its validation is the same bearer check as /me).
+ */
+export interface FuzzRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  params: number;
+  query: string[];
+  body: string[];
+  auth: 'user' | 'tool';
+}
+
+const G = '/api/agent/gradio';
+const JOIN = ['data', 'fn_index', 'session_hash', 'event_data', 'trigger_id'];
+
+const route = (method: FuzzRoute['method'], path: string, extra: Partial<FuzzRoute> = {}): FuzzRoute => ({
+  method,
+  path,
+  params: (path.match(/:[a-z_]+|\*/g) ?? []).length,
+  query: [],
+  body: [],
+  auth: 'user',
+  ...extra,
+});
+
+export const FUZZ_ROUTES: FuzzRoute[] = [
+  route('POST', '/api/auth/login', { body: ['username', 'password'] }),
+  route('GET', '/api/auth/me'),
+  route('GET', '/api/auth/jwks.json'),
+  route('POST', '/api/auth/service-token', { body: ['client_id', 'client_secret'] }),
+  route('POST', '/api/assistant/conversations', { body: ['title'] }),
+  route('GET', '/api/assistant/conversations', { query: ['q', 'cursor', 'limit', 'archived'] }),
+  route('PATCH', '/api/assistant/conversations/:id', { body: ['title'] }),
+  route('DELETE', '/api/assistant/conversations/:id'),
+  route('POST', '/api/assistant/conversations/:id/restore'),
+  route('GET', '/api/assistant/history', { query: ['conversation_id', 'before', 'limit'] }),
+  route('POST', '/api/assistant/conversations/:id/messages', { body: ['role', 'content', 'metadata', 'request_id'] }),
+  route('GET', '/api/agent/conversations/:id/active'),
+  route('GET', '/api/agent/info'),
+  route('GET', '/api/audit', { query: ['cursor', 'limit', 'operation', 'user_id', 'outcome', 'tool_call_id', 'conversation_id', 'since', 'until'] }),
+  route('GET', '/api/tools/capabilities', { auth: 'tool' }),
+  route('GET', '/api/tools/dashboards', { auth: 'tool', query: ['q', 'limit'] }),
+  route('GET', '/api/tools/dashboards/:id', { auth: 'tool' }),
+  route('GET', '/api/tools/maintenance', { auth: 'tool', query: ['status', 'service'] }),
+  route('POST', '/api/tools/maintenance', { auth: 'tool', body: ['service', 'duration_minutes', 'reason'] }),
+  route('POST', '/api/tools/maintenance/end', { auth: 'tool', body: ['service'] }),
+  route('GET', '/api/tools/deployments', { auth: 'tool', query: ['service', 'environment', 'limit'] }),
+  route('POST', '/api/tools/deployments', { auth: 'tool', body: ['service', 'version', 'environment'] }),
+  route('GET', '/api/tools/health', { auth: 'tool', query: ['service'] }),
+  route('GET', '/api/tools/environment', { auth: 'tool', query: ['environment'] }),
+  route('GET', '/api/tools/tasks', { auth: 'tool' }),
+  route('POST', '/api/tools/tasks', { auth: 'tool', body: ['title', 'description', 'service', 'priority'] }),
+  route('GET', `${G}/config`),
+  route('GET', `${G}/gradio_api/info`),
+  route('GET', `${G}/gradio_api/app_id`),
+  route('POST', `${G}/gradio_api/queue/join`, { body: JOIN }),
+  route('GET', `${G}/gradio_api/queue/data`, { query: ['session_hash'] }),
+  route('POST', `${G}/gradio_api/run/:api_name`, { body: ['data', 'event_data', 'session_hash'] }),
+  route('POST', `${G}/gradio_api/run/chat`, { body: ['data', 'event_data', 'session_hash'] }),
+  route('POST', `${G}/gradio_api/cancel`, { body: ['event_id', 'session_hash', 'fn_index'] }),
+  route('POST', `${G}/gradio_api/reset`, { body: ['event_id', 'session_hash', 'fn_index'] }),
+  route('GET', `${G}/gradio_api/heartbeat/:session_hash`),
+  route('POST', `${G}/gradio_api/upload`, { query: ['upload_id'], body: ['files'] }),
+  route('GET', `${G}/gradio_api/file=*`),
+];

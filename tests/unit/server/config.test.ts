@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../server/config.ts';
+
+describe('loadConfig: demo users', () => {
+  it.each([
+    ['embedded database: on', {}, true, /on for the embedded/],
+    ['DATABASE_URL set: off', { DATABASE_URL: 'postgres://db/x' }, false, /off: DATABASE_URL is set/],
+    ['DATABASE_URL set, asked for: on', { DATABASE_URL: 'postgres://db/x', DEMO_USERS: 'true' }, true, /on \(DEMO_USERS=true\)/],
+    ['DATABASE_URL set, empty DEMO_USERS: off', { DATABASE_URL: 'postgres://db/x', DEMO_USERS: '' }, false, /off: DATABASE_URL/],
+    ['embedded, turned off', { DEMO_USERS: 'false' }, false, /off \(DEMO_USERS=false\)/],
+  ])('%s', (_name, env, on, reason) => {
+    const config = loadConfig(env);
+    expect(config.demoUsers).toBe(on);
+    expect(config.demoUsersReason).toMatch(reason);
+  });
+});
+
+describe('loadConfig: TRUST_PROXY', () => {
+  it.each([
+    [undefined, ['127.0.0.1', '::1']],
+    ['', []],
+    ['10.0.0.1, 10.1.0.0/16 ,fd00::/8', ['10.0.0.1', '10.1.0.0/16', 'fd00::/8']],
+  ])('%j -> %j', (value, expected) => {
+    expect(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['true', '10.0.0.0/33', 'nginx', '10.0.0.1/8/1', '::1/129'])('refuses %j', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrowError(ConfigError);
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrowError(/TRUST_PROXY/);
+  });
+});
