@@ -6,7 +6,7 @@
  * @module
  */
 import pg from 'pg';
-import { APP_ROLE } from './embedded-layout.ts';
+import { APP_ROLE, type Credentials } from './embedded-layout.ts';
 
 type Client = pg.Client;
 
@@ -87,4 +87,39 @@ END $$;`;
 
 export async function reassignOwnership(client: Client): Promise<void> {
   await client.query(REASSIGN_SQL);
+}
+
+/**
+ * Run by the superuser at every start: retire a legacy fixed password (saved first, so a crash
+ * in between still finds a password that works), then the app role, its database and ownership.
+ * Returns the credentials as they now stand.
+ */
+export async function prepareRoles(args: {
+  credentials: Credentials;
+  database: string;
+  urlFor: (user: string, password: string, database: string) => string;
+  save: (credentials: Credentials) => Promise<void>;
+}): Promise<Credentials> {
+  let credentials = args.credentials;
+  const { superuser, superuserPassword, legacyPassword } = credentials;
+  const passwords = [superuserPassword, ...(legacyPassword ? [legacyPassword] : [])];
+  const { client } = await connectAs(passwords.map((p) => args.urlFor(superuser, p, 'postgres')));
+  try {
+    if (legacyPassword) {
+      await setPassword(client, superuser, superuserPassword);
+      const { legacyPassword: _, ...upgraded } = credentials;
+      await args.save((credentials = upgraded));
+    }
+    await ensureAppRole(client, credentials.appPassword);
+    await ensureDatabase(client, args.database);
+  } finally {
+    await client.end();
+  }
+  const { client: inDatabase } = await connectAs([args.urlFor(superuser, superuserPassword, args.database)]);
+  try {
+    await reassignOwnership(inDatabase);
+  } finally {
+    await inDatabase.end();
+  }
+  return credentials;
 }

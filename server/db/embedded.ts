@@ -18,7 +18,7 @@ import {
   SHARED_CLUSTER_ROOT, SOCKET_PORT, socketFits, SUPERUSER, writeCredentials,
 } from './embedded-layout.ts';
 import { claimDataDir } from './embedded-lock.ts';
-import { connectAs, ensureAppRole, ensureDatabase, reassignOwnership, setPassword } from './embedded-roles.ts';
+import { prepareRoles } from './embedded-roles.ts';
 import { superviseServer } from './embedded-supervisor.ts';
 import { configure, initCluster, postmasterPid, startServer, startWatchdog, stopServer, type ServerContext } from './embedded-server.ts';
 import { isRoot, mkdirForServer, serverCanEnter, serverUser } from './embedded-user.ts';
@@ -79,7 +79,6 @@ export async function startEmbeddedPostgres(
       credentials = await newCredentials(dir, serverCanEnter(dir, user));
       await writeCredentials(dir, credentials); // before initdb: a crash after it must not lose the password
     }
-    const { superuser } = credentials;
     const { clusterDir } = credentials;
     if (clusterDir !== dir) {
       await mkdir(SHARED_CLUSTER_ROOT, { recursive: true, mode: 0o711 });
@@ -102,26 +101,7 @@ export async function startEmbeddedPostgres(
     let watchdog = startWatchdog(pid);
     const urlFor = (u: string, password: string, db: string) => connectionUrl({ user: u, password, database: db, clusterDir, port, socket });
 
-    const passwords = [credentials.superuserPassword, ...(credentials.legacyPassword ? [credentials.legacyPassword] : [])];
-    const { client } = await connectAs(passwords.map((p) => urlFor(superuser, p, 'postgres')));
-    try {
-      if (credentials.legacyPassword) {
-        await setPassword(client, superuser, credentials.superuserPassword);
-        const { legacyPassword: _, ...upgraded } = credentials;
-        await writeCredentials(dir, (credentials = upgraded));
-      }
-      await ensureAppRole(client, credentials.appPassword);
-      await ensureDatabase(client, database);
-    } finally {
-      await client.end();
-    }
-    const { client: inDatabase } = await connectAs([urlFor(superuser, credentials.superuserPassword, database)]);
-    try {
-      await reassignOwnership(inDatabase);
-    } finally {
-      await inDatabase.end();
-    }
-
+    credentials = await prepareRoles({ credentials, database, urlFor, save: (c) => writeCredentials(dir, c) });
     const live = ctx;
     const supervisor = superviseServer({
       pid,
