@@ -99,6 +99,10 @@ describe('embedded PostgreSQL security', () => {
       expect(credentials.superuserPassword).toMatch(/^[0-9a-f]{48}$/);
       expect(new URL(db.url).searchParams.get('host')).toBe(join(credentials.clusterDir, 'run')); // a private socket
       expect((await stat(join(credentials.clusterDir, 'run'))).mode & 0o777).toBe(0o700);
+      const probe = new pg.Client({ connectionString: db.url });
+      await probe.connect();
+      expect((await probe.query('SHOW listen_addresses')).rows[0].listen_addresses).toBe(''); // no TCP at all
+      await probe.end();
       const pool = createPool(db.url);
       try {
         await runMigrations(pool); // the app role owns its database: migrations need no superuser
@@ -107,6 +111,28 @@ describe('embedded PostgreSQL security', () => {
         await pool.end();
       }
       await expectHardened(db, dir);
+    } finally {
+      await db.stop();
+    }
+  });
+
+  it('where the socket path is too long: loopback TCP with the random password, no socket in a shared folder', async () => {
+    const dir = join(root, 'x'.repeat(90), 'postgres'); // <dir>/run/.s.PGSQL.5432 exceeds 107 bytes
+    const db = await startEmbeddedPostgres(dir);
+    try {
+      await credentialsOf(dir);
+      expect(new URL(db.url).hostname).toBe('127.0.0.1');
+      expect(await connectWith(db.url, 'airlock', 'airlock')).toMatchObject({ code: '28P01' });
+      expect(await connectWith(db.url, 'airlock_app', 'wrong-password')).toMatchObject({ code: '28P01' });
+      const app = new pg.Client({ connectionString: db.url });
+      await app.connect();
+      try {
+        expect((await app.query('SHOW listen_addresses')).rows[0].listen_addresses).toBe('127.0.0.1');
+        const port = new URL(db.url).port;
+        for (const folder of ['/tmp', '/var/run/postgresql', join(dir, 'run')]) expect(existsSync(join(folder, `.s.PGSQL.${port}`))).toBe(false);
+      } finally {
+        await app.end();
+      }
     } finally {
       await db.stop();
     }
