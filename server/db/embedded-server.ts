@@ -6,12 +6,12 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, chown, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chown, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Binaries } from './embedded-binaries.ts';
 import { pgdataOf, runDirOf } from './embedded-layout.ts';
-import type { ServerUser } from './embedded-user.ts';
+import { mkdirForServer, type ServerUser } from './embedded-user.ts';
 
 const run = promisify(execFile);
 
@@ -50,13 +50,25 @@ async function writeServerFile(ctx: ServerContext, path: string, text: string): 
   if (ctx.user.uid !== undefined) await chown(path, ctx.user.uid, ctx.user.gid!);
 }
 
-/** Creates the cluster; the superuser's password goes through a 0600 file removed afterwards. */
+/**
+ * Creates the cluster in a staging folder renamed into place when initdb has finished, so a start
+ * killed halfway leaves no half-made cluster (the next start simply begins again). The superuser's
+ * password goes through a 0600 file removed afterwards.
+ */
 export async function initCluster(ctx: ServerContext, superuser: string, password: string): Promise<void> {
+  const target = pgdataOf(ctx.clusterDir);
+  const staging = `${target}.init`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdirForServer(staging, ctx.user);
+  await rmdir(target).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return;
+    throw new Error(`${target} holds files but no PG_VERSION, so it is no database Airlock made: move it aside and start again`);
+  });
   const pwfile = join(runDirOf(ctx.clusterDir), 'initdb.pw');
   await writeServerFile(ctx, pwfile, `${password}\n`);
   try {
     await runAsServer(ctx, ctx.bin.initdb, [
-      `--pgdata=${pgdataOf(ctx.clusterDir)}`,
+      `--pgdata=${staging}`,
       `--username=${superuser}`,
       `--pwfile=${pwfile}`,
       '--auth=scram-sha-256',
@@ -68,6 +80,7 @@ export async function initCluster(ctx: ServerContext, superuser: string, passwor
   } finally {
     await rm(pwfile, { force: true });
   }
+  await rename(staging, target);
 }
 
 const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;

@@ -90,7 +90,6 @@ export async function startEmbeddedPostgres(
 
     if ((await postmasterPid(clusterDir)) !== null) await stopServer(ctx); // an orphan of a killed node
     if (!existsSync(join(pgdataOf(clusterDir), 'PG_VERSION'))) {
-      await mkdirForServer(pgdataOf(clusterDir), user);
       await initCluster(ctx, credentials.superuser, credentials.superuserPassword);
     }
     const socket = socketFits(clusterDir);
