@@ -38,10 +38,12 @@ const ownerPath = (dir: string) => join(dir, 'owner.json');
 
 /**
  * Claims `dir` for this process. The file is created exclusively; a stale one is removed and the
- * claim tried again, so of two starts racing over a stale file only one links its own.
+ * claim tried again, then checked again a moment later, so of two starts racing over a stale
+ * file only one goes on.
  */
 export async function claimDataDir(dir: string, label: string): Promise<{ release(): Promise<void> }> {
   const me: Owner = { pid: process.pid, started: startTimeOf(process.pid) };
+  let tookOverStale = false;
   for (let attempt = 0; attempt < 3; attempt++) {
     // Written whole to a temp file, then hard-linked into place: link() is atomic and refuses an
     // existing name, so nobody ever reads a half-written owner.
@@ -56,9 +58,16 @@ export async function claimDataDir(dir: string, label: string): Promise<{ releas
         throw new DataDirInUseError(`${label} is in use by another Airlock process (pid ${current.pid}): stop it first, or set DATA_DIR to another folder`);
       }
       await rm(ownerPath(dir), { force: true });
+      tookOverStale = true;
       continue;
     } finally {
       await rm(temp, { force: true });
+    }
+    if (tookOverStale) {
+      // Two starts after a crash may both judge the old owner stale; the later removal deletes the
+      // earlier claim. A moment later, only the start whose claim is on disk goes on.
+      await new Promise((r) => setTimeout(r, 100));
+      if ((await readOwner(dir))?.pid !== process.pid) break;
     }
     return {
       release: async () => {
