@@ -62,7 +62,14 @@ async function newCredentials(dir: string, canEnter: boolean): Promise<Credentia
 export async function startEmbeddedPostgres(
   dir: string,
   database = 'airlock',
-  { report = (line: string) => void process.stderr.write(`${line}\n`) }: { report?: (line: string) => void } = {},
+  {
+    report = (line: string) => void process.stderr.write(`${line}\n`),
+    tcp = false,
+  }: {
+    report?: (line: string) => void;
+    /** Loopback TCP even where the socket fits (tests that put a TCP proxy in front of it). */
+    tcp?: boolean;
+  } = {},
 ): Promise<EmbeddedDatabase> {
   dir = resolve(dir);
   await mkdir(dir, { recursive: true }); // parents get the usual mode; `dir` itself is narrowed below
@@ -92,7 +99,7 @@ export async function startEmbeddedPostgres(
     if (!existsSync(join(pgdataOf(clusterDir), 'PG_VERSION'))) {
       await initCluster(ctx, credentials.superuser, credentials.superuserPassword);
     }
-    const socket = socketFits(clusterDir);
+    const socket = !tcp && socketFits(clusterDir);
     const port = socket ? SOCKET_PORT : await freePort();
     await configure(ctx, { socket, port });
     const pid = await startServer(ctx);
