@@ -110,19 +110,20 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
         if (owed) await markResumed(deps.pool, owed.approvalIds, deps.now());
         agentEvents = run();
       }
-      // The agent starts before the user message commits: the model call overlaps the commit
-      // (time to first token); its events are read only after user.message.
-      const started = startEarly(agentEvents);
+      // The model call starts before the user message commits and overlaps it (time to first
+      // token); its events are read only after user.message. A confirmed action owed first never
+      // starts before the message is stored.
+      const started = owed?.runsSomething ? null : startEarly(agentEvents);
       try {
         yield* await commit(async (tx) => {
           await transcript.user(input.text, files, tx);
           return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files } }];
         });
       } catch (error) {
-        void started.stop(); // not awaited: the model may take its time to answer first
+        void started?.stop(); // not awaited: the model may take its time to answer first
         throw error;
       }
-      events = started;
+      events = started ?? agentEvents;
     }
 
     for await (const event of events) {
