@@ -24,9 +24,7 @@ export async function startGradioServer(
 ): Promise<GradioTestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'airlock-gradio-'));
   // Loopback is the trusted proxy here, as in a deployment behind a local nginx.
-  // forceCloseConnections: a keep-alive socket of the test's own fetch that turns idle just after
-  // close() began would otherwise hold close() for the keep-alive timeout (72 s) on a loaded machine.
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, trustProxy: ['127.0.0.1', '::1'], forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, trustProxy: ['127.0.0.1', '::1'] });
   const prefix = options.prefix ?? '/api/agent/gradio';
   await app.register(gradioPlugin, {
     authenticate: async () => ({ user: 'anonymous' }),
