@@ -45,6 +45,26 @@ export interface EndpointRequest<Identity = unknown> {
   signal: AbortSignal;
   sessionHash: string;
   eventId: string;
+  /**
+   * Sends Gradio's `log` message (a toast in the UI, `status.log` in JS, a job update in Python).
+   * A no-op where no stream carries it (the unqueued /run call, the curl call API).
+   */
+  log(level: LogLevel, message: string, options?: { title?: string; duration?: number | null }): void;
+  /** Sends Gradio's `progress` message (`progress_data`: one unit per nesting level). Same carriers as `log`. */
+  progress(units: ProgressUnit[]): void;
+}
+
+/** Levels of Gradio's `log` message (gr.Info, gr.Warning, gr.Success; `error` is a gr.Error toast). */
+export type LogLevel = 'info' | 'warning' | 'success' | 'error';
+
+/** One level of a `progress` message, as Gradio's ProgressUnit. */
+export interface ProgressUnit {
+  index?: number | null;
+  length?: number | null;
+  unit?: string | null;
+  /** 0..1 when index/length are unknown. */
+  progress?: number | null;
+  desc?: string | null;
 }
 
 /** Handler result: an async iterable of output arrays (streaming) or one output array. */
@@ -65,6 +85,8 @@ export interface EndpointDefinition<Identity = unknown> {
   userConcurrencyLimit?: number;
   /** Pending + running events one identity may hold; beyond it 429 (default: no cap; needs `identityKey`). */
   userQueueSize?: number;
+  /** Listed in `/info` (default true); false lists it only for `/info?all_endpoints=true` (still callable). */
+  showApi?: boolean;
   /** Whether `/config` marks it a generator (default true). */
   generator?: boolean;
   handler: (request: EndpointRequest<Identity>) => EndpointResult;
@@ -119,6 +141,16 @@ export interface GradioPluginOptions<Identity = unknown> {
   isFileReferenced?: (path: string) => boolean | Promise<boolean>;
   /** Heartbeat streams held open per identity; more are ended after one period (default 8). */
   heartbeatsPerIdentity?: number;
+  /**
+   * Username + password -> a credential `authenticate()` accepts as `Authorization: Bearer <token>`,
+   * or null for wrong credentials (400, as Gradio). Enables `POST /login` (form-urlencoded or
+   * multipart, what the Python and JS clients send): the token goes into an HttpOnly cookie, and a
+   * request bearing that cookie (and no Authorization header) is authenticated with it. A throw
+   * that is a GradioError is answered as it is (e.g. 429 while throttled).
+   */
+  login?: (username: string, password: string, request: { ip: string; headers: RequestHeaders }) => Promise<string | null>;
+  /** Called by `GET /logout` with the cookie's token (revoke it); the cookie is cleared either way. */
+  logout?: (token: string) => Promise<void>;
   /** Swap the in-memory session bus (e.g. for a PostgreSQL LISTEN/NOTIFY one). */
   bus?: import('./session-bus.ts').SessionBus;
 }
@@ -133,6 +165,8 @@ export type ServerMessage =
   | { msg: 'process_generating'; event_id: string; success: true; output: { data: unknown[]; is_generating: true } }
   | { msg: 'process_completed'; event_id: string; success: true; output: { data: unknown[]; is_generating: false } }
   | { msg: 'process_completed'; event_id: string; success: false; title: string; output: ErrorOutput }
+  | { msg: 'log'; event_id: string; log: string; level: LogLevel; duration: number | null; visible: true; title: string }
+  | { msg: 'progress'; event_id: string; progress_data: Required<ProgressUnit>[] }
   | { msg: 'heartbeat'; event_id: null }
   | { msg: 'close_stream'; event_id: null }
   | { msg: 'unexpected_error'; event_id: null; message: string; session_not_found: boolean; success: false };

@@ -42,6 +42,9 @@ export function registerRunRoutes(app: FastifyInstance, ctx: GradioContext): voi
         signal: controller.signal,
         sessionHash: envelope.sessionHash || randomUUID(),
         eventId: randomUUID().replaceAll('-', ''),
+        // One JSON reply: nowhere to carry side messages (Gradio's /run drops them too).
+        log: () => {},
+        progress: () => {},
       });
       let last: unknown = null;
       if (isAsyncIterable(result)) {
