@@ -14,8 +14,10 @@ import { isFileReferenced } from '../db/messages.ts';
 import { gradioPlugin } from '../gradio/index.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
+import { forGradioClients } from './gradio-view.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
+import { gradioLogin } from './gradio-login.ts';
 import { chatOwnerKey, createChatAuthenticator } from './identity.ts';
 import { PendingWrites } from './pending-writes.ts';
 import { resumeOwedApprovals } from './recovery.ts';
@@ -64,12 +66,15 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     log: app.log,
     pendingWrites,
   });
+  const verifyUserToken = createUserTokenVerifier({ pool, config });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
+    // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.
+    ...gradioLogin({ pool, config, verify: verifyUserToken }),
     endpoints: [
-      { ...chatEndpoint(guardChatErrors(handler, app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+      { ...chatEndpoint(guardChatErrors(forGradioClients(handler), app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
     ],
-    authenticate: createChatAuthenticator(createUserTokenVerifier({ pool, config })),
+    authenticate: createChatAuthenticator(verifyUserToken),
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
     identityKey: chatOwnerKey,
     dataDir: uploadDir,
