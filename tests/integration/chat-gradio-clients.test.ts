@@ -1,0 +1,84 @@
+/**
+ * Issue 13, /chat as Gradio clients see it, against the real app and PostgreSQL with
+ * @gradio/client 2.7.0: login with `auth:` (cookie), errors that end the event with
+ * success:false after the error ChatMessage, Gradio's MetadataDict keys on tool steps, a paused
+ * run's readable `content`, and `log` messages.
+ */
+import { Client } from '@gradio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chat, collect, connectChat, DEMO_PASSWORD, login } from '../helpers/chat-client.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let db: TestDatabase;
+let server: TestServer;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  server = await startTestServer({ db });
+});
+afterAll(async () => {
+  await server?.close();
+  await db?.drop();
+});
+
+describe('/chat for Gradio clients', () => {
+  it('Client.connect with auth: [user, pass] logs in through /login and chats; a wrong password is refused', async () => {
+    const client = await Client.connect(`${server.url}/api/agent/gradio`, { auth: ['admin', DEMO_PASSWORD], events: ['data', 'status'] });
+    const turn = await collect(chat(client, 'hello there'));
+    expect(turn.status).toBe('complete');
+    expect(turn.final!.content.length).toBeGreaterThan(0);
+    client.close();
+    await expect(Client.connect(`${server.url}/api/agent/gradio`, { auth: ['admin', 'wrong-password'] })).rejects.toThrow(/Invalid credentials/);
+  });
+
+  it('an error streams its ChatMessage, then the event ends with status error and the code', async () => {
+    const client = await connectChat(server.url, await login(server.url, 'admin'));
+    const turn = await collect(chat(client, '   '));
+    expect(turn.final!.metadata).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+    expect(turn.status).toBe('error');
+    expect(turn.errorMessage).toMatch(/^VALIDATION_ERROR: /);
+    // predict() (what Python's predict() mirrors) rejects instead of resolving a "successful" error
+    await expect(client.predict('/chat', { message: { text: '   ', files: [] } })).rejects.toMatchObject({ message: expect.stringMatching(/^VALIDATION_ERROR/) });
+    client.close();
+  });
+
+  it('tool steps carry Gradio metadata (title, status pending|done, id, duration s, log) and log messages', async () => {
+    const client = await Client.connect(`${server.url}/api/agent/gradio`, {
+      headers: { Authorization: `Bearer ${await login(server.url, 'admin')}` },
+      events: ['data', 'status', 'log'],
+    });
+    const logs: string[] = [];
+    const messages: any[] = [];
+    for await (const event of chat(client, "what's the health of payments-api")) {
+      if (event.type === 'data') messages.push(structuredClone((event.data as unknown[])[0]));
+      if (event.type === 'log') logs.push(`${event.level}:${event.log}`);
+    }
+    const start = messages.find((m) => m.metadata.type === 'tool_start');
+    const end = messages.find((m) => m.metadata.type === 'tool_end');
+    expect(start.metadata).toMatchObject({ title: '🛠️ check_health', status: 'pending', id: start.metadata.tool_call_id, log: '{"service":"payments-api"}' });
+    expect(end.metadata).toMatchObject({ title: '🛠️ check_health', status: 'done', id: start.metadata.tool_call_id });
+    expect(end.metadata.duration).toBeCloseTo(end.metadata.duration_ms / 1000, 6);
+    expect(logs).toContain('info:Running check_health…');
+    client.close();
+  });
+
+  it("a paused run's final content says what is waiting and how to confirm; an approval log is sent", async () => {
+    const client = await Client.connect(`${server.url}/api/agent/gradio`, {
+      headers: { Authorization: `Bearer ${await login(server.url, 'admin')}` },
+      events: ['data', 'status', 'log'],
+    });
+    const logs: string[] = [];
+    let final: any;
+    for await (const event of chat(client, 'deploy checkout-api 2.4.1 to staging')) {
+      if (event.type === 'data') final = structuredClone((event.data as unknown[])[0]);
+      if (event.type === 'log') logs.push(`${event.level}:${event.log}`);
+    }
+    expect(final.metadata.type).toBe('confirm_required');
+    expect(final.content).toContain(`approval_id "${final.metadata.approval_id}"`);
+    expect(final.content).toContain(`conversation_id "${final.metadata.conversation_id}"`);
+    expect(final.content).toMatch(/action "confirm"/);
+    expect(logs.some((l) => l.startsWith('warning:Approval needed:'))).toBe(true);
+    client.close();
+  });
+});
