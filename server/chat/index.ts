@@ -87,6 +87,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     bodyLimit: config.bodyMaxBytes,
     publicUrl: config.publicUrl,
     title: 'Airlock',
+    // /chat as the MCP tool `chat` at /api/agent/gradio/gradio_api/mcp/ (issue 13).
+    mcpServer: true,
     drainMs: config.shutdownGraceMs,
   });
 

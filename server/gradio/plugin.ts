@@ -16,6 +16,7 @@ import { registerCallRoutes } from './routes/call.ts';
 import { registerControlRoutes } from './routes/control.ts';
 import { registerFileRoutes } from './routes/files.ts';
 import { registerLoginRoutes } from './routes/login.ts';
+import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 import { registerQueueRoutes } from './routes/queue.ts';
 import { registerRunRoutes } from './routes/run.ts';
@@ -109,6 +110,7 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
   registerRunRoutes(app, ctx);
   registerCallRoutes(app, ctx);
   registerLoginRoutes(app, ctx);
+  registerMcpRoutes(app, ctx);
 
   const sweep = startUploadSweep(ctx.store, options, app.log);
   app.addHook('onClose', async () => sweep.stop());

@@ -87,6 +87,12 @@ export interface EndpointDefinition<Identity = unknown> {
   userQueueSize?: number;
   /** Listed in `/info` (default true); false lists it only for `/info?all_endpoints=true` (still callable). */
   showApi?: boolean;
+  /**
+   * How the MCP server (`/gradio_api/mcp/`) offers it as a tool named `apiName`: by default every
+   * input with its `/info` schema; `parameters` narrows that to the named inputs with these JSON
+   * schemas (the others take their defaults); false: not a tool.
+   */
+  mcp?: false | { parameters?: Record<string, JsonSchema> };
   /** Whether `/config` marks it a generator (default true). */
   generator?: boolean;
   handler: (request: EndpointRequest<Identity>) => EndpointResult;
@@ -151,6 +157,11 @@ export interface GradioPluginOptions<Identity = unknown> {
   login?: (username: string, password: string, request: { ip: string; headers: RequestHeaders }) => Promise<string | null>;
   /** Called by `GET /logout` with the cookie's token (revoke it); the cookie is cleared either way. */
   logout?: (token: string) => Promise<void>;
+  /**
+   * Serve Gradio's MCP server under `/gradio_api/mcp/` (as `launch(mcp_server=True)`): every
+   * endpoint not marked `mcp: false` is a tool (default false).
+   */
+  mcpServer?: boolean;
   /** Swap the in-memory session bus (e.g. for a PostgreSQL LISTEN/NOTIFY one). */
   bus?: import('./session-bus.ts').SessionBus;
 }

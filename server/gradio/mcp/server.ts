@@ -1,0 +1,56 @@
+/**
+ * The MCP server for one HTTP caller: tools/list from the endpoints, tools/call running the
+ * endpoint to its end with the caller's identity (the same admission and owner caps as `/run`).
+ * Arguments go through the call API's keyword check and the usual input validation; a bad one is
+ * a tool error, never a crash. The MCP request's abort (client cancel, lost stream) aborts the handler.
+ * @module
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { keywordArgs } from '../call-args.ts';
+import type { GradioContext } from '../context.ts';
+import { callToEnd } from '../direct-call.ts';
+import { isGradioError } from '../errors.ts';
+import { describeError } from '../event-runner.ts';
+import type { OwnerKey } from '../ownership.ts';
+import type { RequestHeaders } from '../types.ts';
+import { isRejection, normalizeInputs } from '../validate.ts';
+import { mcpTools, toolError, toolResult } from './tools.ts';
+
+/** Who calls: what the plugin's auth hook found for the HTTP request. */
+export interface McpCaller {
+  identity: unknown;
+  owner: OwnerKey;
+  headers: RequestHeaders;
+}
+
+/** A Server answering tools/list and tools/call for this caller. */
+export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { warn(obj: object, msg?: string): void }): Server {
+  const server = new Server({ name: ctx.options.title ?? 'Gradio', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const tools = mcpTools(ctx.endpoints);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const fnIndex = ctx.endpoints.findIndex((e) => e.apiName === name && e.mcp !== false);
+    if (fnIndex < 0) return toolError('Error', `Unknown tool for this Gradio app: ${name}`);
+    const endpoint = ctx.endpoints[fnIndex];
+    const args = keywordArgs(endpoint, request.params.arguments ?? {});
+    if (isRejection(args)) return toolError('Error', args.detail);
+    const data = normalizeInputs(endpoint, args.data);
+    if (isRejection(data)) return toolError('Error', data.detail);
+    const controller = new AbortController();
+    extra.signal.addEventListener('abort', () => controller.abort(new Error('The MCP request was cancelled.')), { once: true });
+    try {
+      const outputs = await callToEnd(ctx, fnIndex, { data, eventData: null, identity: caller.identity, owner: caller.owner, headers: caller.headers }, controller);
+      return toolResult(outputs);
+    } catch (error) {
+      if (isGradioError(error)) return toolError('Error', error.message); // refused: queue full, owner's share
+      if (!controller.signal.aborted) log.warn({ err: error, endpoint: endpoint.apiName }, 'gradio MCP tool failed');
+      const { title, message } = describeError(error);
+      return toolError(title, message);
+    }
+  });
+  return server;
+}

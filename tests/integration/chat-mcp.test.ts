@@ -1,0 +1,127 @@
+/**
+ * Issue 13: Gradio's MCP server at /api/agent/gradio/gradio_api/mcp/ with the real MCP TypeScript
+ * client (@modelcontextprotocol/sdk), against the real app and PostgreSQL: list the `chat` tool,
+ * call it into an approval pause, confirm through a second call, and the attacks (no token;
+ * another user posting into an SSE session).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { login } from '../helpers/chat-client.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let db: TestDatabase;
+let server: TestServer;
+let mcpUrl: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  server = await startTestServer({ db });
+  mcpUrl = `${server.url}/api/agent/gradio/gradio_api/mcp/`;
+});
+afterAll(async () => {
+  await server?.close();
+  await db?.drop();
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: 'airlock-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+const deployments = async (service: string, version: string) =>
+  Number((await db.pool.query('SELECT count(*) FROM deployments WHERE service = $1 AND version = $2', [service, version])).rows[0].count);
+
+type ToolResult = { content: { type: string; text: string }[]; structuredContent?: { result: any[] }; isError?: boolean };
+
+describe('MCP server (streamable HTTP)', () => {
+  it('lists chat with message, conversation_id, action and approval_id', async () => {
+    const client = await connect(await login(server.url, 'admin'));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['chat']);
+    expect(Object.keys(tools[0].inputSchema.properties ?? {})).toEqual(['message', 'conversation_id', 'action', 'approval_id']);
+    expect((tools[0].inputSchema.properties as any).message.type).toBe('string');
+    await client.close();
+  });
+
+  it('a deploy pauses with a result naming the action, the ids and how to confirm; a confirm call resumes it once', async () => {
+    const client = await connect(await login(server.url, 'admin'));
+    const paused = (await client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 2.4.1 to staging' } })) as ToolResult;
+    expect(paused.isError).toBeFalsy();
+    const message = paused.structuredContent!.result[0];
+    expect(message.metadata.type).toBe('confirm_required');
+    const { approval_id: approvalId, conversation_id: conversationId } = message.metadata;
+    expect(paused.content[0].text).toContain('deploy_service');
+    expect(paused.content[0].text).toContain(`approval_id "${approvalId}"`);
+    expect(paused.content[0].text).toContain(`conversation_id "${conversationId}"`);
+    expect(paused.content[0].text).toMatch(/action "confirm"/);
+    expect(await deployments('checkout-api', '2.4.1')).toBe(0);
+
+    const done = (await client.callTool({
+      name: 'chat',
+      arguments: { message: 'confirm', conversation_id: conversationId, action: 'confirm', approval_id: approvalId },
+    })) as ToolResult;
+    expect(done.isError).toBeFalsy();
+    expect(done.content[0].text.length).toBeGreaterThan(0);
+    expect(await deployments('checkout-api', '2.4.1')).toBe(1);
+
+    // The same confirm again decides nothing and deploys nothing: a tool error with the code.
+    const again = (await client.callTool({
+      name: 'chat',
+      arguments: { message: 'confirm', conversation_id: conversationId, action: 'confirm', approval_id: approvalId },
+    })) as ToolResult;
+    expect(again.isError).toBe(true);
+    expect(again.content[0].text).toMatch(/^APPROVAL_NOT_FOUND: /);
+    expect(await deployments('checkout-api', '2.4.1')).toBe(1);
+    await client.close();
+  });
+
+  it('bad arguments are a tool error, not a crash', async () => {
+    const client = await connect(await login(server.url, 'admin'));
+    const typo = (await client.callTool({ name: 'chat', arguments: { mesage: 'hi' } })) as ToolResult;
+    expect(typo).toMatchObject({ isError: true });
+    expect(typo.content[0].text).toMatch(/Unknown parameter\(s\) for \/chat: mesage/);
+    const action = (await client.callTool({ name: 'chat', arguments: { message: 'x', action: 'launch' } })) as ToolResult;
+    expect(action).toMatchObject({ isError: true });
+    expect(action.content[0].text).toMatch(/^VALIDATION_ERROR: /);
+    await client.close();
+  });
+
+  it('refuses a caller without a token (401) and serves /schema', async () => {
+    const client = new Client({ name: 'anon', version: '1.0.0' });
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)))).rejects.toThrow(/401|Not authenticated/);
+    const schema = await fetch(`${mcpUrl}schema`, { headers: { authorization: `Bearer ${await login(server.url, 'viewer')}` } });
+    expect(await schema.json()).toMatchObject([{ name: 'chat', meta: { mcp_type: 'tool', endpoint_name: 'chat' } }]);
+  });
+});
+
+describe('MCP server (SSE transport, upstream /sse + /messages/)', () => {
+  it('lists and calls chat; another user cannot post into the session', async () => {
+    const adminToken = await login(server.url, 'admin');
+    const withToken = (token: string) => ({
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      eventSourceInit: { fetch: (url: string | URL, init?: RequestInit) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } }) },
+    });
+    const transport = new SSEClientTransport(new URL(`${mcpUrl}sse`), withToken(adminToken));
+    const client = new Client({ name: 'sse', version: '1.0.0' });
+    await client.connect(transport);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['chat']);
+    const result = (await client.callTool({ name: 'chat', arguments: { message: 'hello there' } })) as ToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.content[0].text.length).toBeGreaterThan(0);
+
+    // The attack: the viewer posts a tools/call into the admin's session by its id.
+    const sessionId = transport.sessionId!;
+    const stolen = await fetch(`${mcpUrl}messages/?sessionId=${sessionId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await login(server.url, 'viewer')}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'chat', arguments: { message: 'deploy checkout-api 9.0.0 to production' } } }),
+    });
+    expect(stolen.status).toBe(404);
+    expect(await stolen.json()).toEqual({ detail: 'Session not found.' });
+    await client.close();
+  });
+});
