@@ -114,14 +114,21 @@ describe('MCP server (SSE transport, upstream /sse + /messages/)', () => {
     expect(result.content[0].text.length).toBeGreaterThan(0);
 
     // The attack: the viewer posts a tools/call into the admin's session by its id.
-    const sessionId = transport.sessionId!;
-    const stolen = await fetch(`${mcpUrl}messages/?sessionId=${sessionId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${await login(server.url, 'viewer')}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'chat', arguments: { message: 'deploy checkout-api 9.0.0 to production' } } }),
-    });
+    // The session's POST address, as the server announced it in its `endpoint` event.
+    const endpoint = (transport as unknown as { _endpoint: URL })._endpoint;
+    expect(endpoint.pathname).toBe('/api/agent/gradio/gradio_api/mcp/messages/');
+    expect(endpoint.searchParams.get('sessionId')).toMatch(/^[0-9a-f-]{36}$/);
+    const post = (token: string, id: number) =>
+      fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
+      });
+    const stolen = await post(await login(server.url, 'viewer'), 99);
     expect(stolen.status).toBe(404);
     expect(await stolen.json()).toEqual({ detail: 'Session not found.' });
+    // Control: the same address works for its owner.
+    expect((await post(adminToken, 100)).status).toBe(202);
     await client.close();
   });
 });
