@@ -33,6 +33,11 @@ const EnvSchema = z.object({
   OPENAI_MODEL: z.string().default('airlock-offline-1'),
   OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** The model accepts image content parts; otherwise it is told an image was attached and cannot be seen. */
+  OPENAI_VISION: bool.default(false),
+  /** Attached text (files, PDF text) the model gets per file and per turn; beyond: head + tail + a note. */
+  ATTACHMENT_MAX_BYTES_PER_FILE: z.coerce.number().int().positive().default(100_000),
+  ATTACHMENT_MAX_BYTES_PER_TURN: z.coerce.number().int().positive().default(250_000),
   /** Pause between words of the offline model's answers. */
   OFFLINE_MODEL_DELAY_MS: z.coerce.number().int().min(0).default(25),
   APPROVAL_TIMEOUT_S: z.coerce.number().int().positive().default(300),
@@ -89,6 +94,7 @@ export interface Config {
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
+  attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
 }
 
 export class ConfigError extends Error {
@@ -143,6 +149,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    attachments: {
+      maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,
+      maxBytesPerTurn: e.ATTACHMENT_MAX_BYTES_PER_TURN,
+      vision: e.OPENAI_VISION,
+    },
   };
 }
 

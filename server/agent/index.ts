@@ -2,7 +2,7 @@
  * The agent area's public API (used by server/chat and server/main only).
  * @module
  */
-export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type RunInput, type ResumeInput } from './runtime.ts';
+export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type RunInput, type ResumeInput, type AttachmentPart } from './runtime.ts';
 export type { AgentEvent, ApprovalDecision, PendingApproval, ApprovalRequest } from './types.ts';
 export { createChatModel, type ModelSettings } from './model.ts';
 export { SYSTEM_PROMPT } from './graph.ts';

@@ -11,9 +11,17 @@ import { AirlockError, isAirlockError } from '../errors.ts';
 import { contentText } from './events.ts';
 import { getToolsForQuery, selectionQuery, type Embedder, type ToolInfo, type Turn } from './select-tools.ts';
 
+/** A human message's own words: its text, or its first text part (the parts after it are attachments). */
+function userWords(content: unknown): string {
+  if (!Array.isArray(content)) return contentText(content);
+  const first = content.find((p) => p && typeof p === 'object' && (p as { type?: string }).type === 'text');
+  return first ? contentText([first]) : '';
+}
+
 function toTurn(m: BaseMessage): Turn {
   const text = contentText(m.content);
-  if (HumanMessage.isInstance(m)) return { role: 'user', text };
+  // Attached files never choose tools: a log that mentions "deploy" is not a request to deploy.
+  if (HumanMessage.isInstance(m)) return { role: 'user', text: userWords(m.content) };
   if (AIMessage.isInstance(m)) return { role: 'assistant', text, hasToolCalls: (m.tool_calls?.length ?? 0) > 0 };
   if (ToolMessage.isInstance(m)) return { role: 'tool', text };
   return { role: 'system', text };

@@ -33,9 +33,15 @@ export interface AgentRuntimeOptions {
   now?: () => number;
 }
 
+/** A content part after the user's text: attached content (untrusted), in the OpenAI shape. */
+export type AttachmentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 export interface RunInput {
   threadId: string;
+  /** The user's own words: the human message's first text part, the only text tool selection reads. */
   text: string;
+  /** Attached content, sent after `text` in the same human message. Never instructions of the user. */
+  attachments?: AttachmentPart[];
   userToken: string;
   conversationId: string;
   signal?: AbortSignal;
@@ -176,7 +182,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   return {
     async *run(input) {
       await closeDanglingCalls(input.threadId);
-      yield* stream({ messages: [new HumanMessage(input.text)] }, runConfig(input), input.threadId, input.signal);
+      const content = input.attachments?.length ? [{ type: 'text' as const, text: input.text }, ...input.attachments] : input.text;
+      yield* stream({ messages: [new HumanMessage({ content })] }, runConfig(input), input.threadId, input.signal);
     },
     async *resume(input) {
       const pending = await pendingApprovals(input.threadId);

@@ -22,6 +22,7 @@ import { agentEventMetadata, chatMessage, type ChatMessage, type ChatMetadata } 
 import { chatOwnerKey, type ChatIdentity } from './identity.ts';
 import { ChatInputError, normalizeChatInput, type ChatInput } from './input.ts';
 import { ConversationLease } from './lease.ts';
+import { withReports, type PrepareChatAttachments } from './attachments.ts';
 import type { PendingWrites } from './pending-writes.ts';
 import { Transcript } from './transcript.ts';
 
@@ -32,6 +33,8 @@ export interface ChatHandlerDeps {
   leaseTtlS: number;
   /** Where the Gradio server stores uploads; attached files must be among them. */
   uploadDir: string;
+  /** Reads and frames a message's files for the model (default: none are read). */
+  prepareAttachments?: PrepareChatAttachments;
   log: FastifyBaseLogger;
   now?: () => Date;
   /** Keeps answer writes that failed while the database was away, and writes them when it is back. */
@@ -121,8 +124,12 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         }
         events = resumeOwed(owed, runContext);
       } else {
-        await transcript.user(input.text, input.files);
-        const run = () => deps.agent.run({ ...runContext, text: withFileNotes(input) });
+        // Before the model call and once per turn: extraction never sits on the token path.
+        const attached = await (deps.prepareAttachments ?? noAttachments)(input.files, found.map((f) => f!.path));
+        const files = withReports(input.files, attached.reports);
+        await transcript.user(input.text, files);
+        if (files.length) yield emit({ type: 'attachments', files });
+        const run = () => deps.agent.run({ ...runContext, text: input.text || FILES_ONLY, attachments: attached.parts });
         // A confirmed action is done before the new message, never dropped; otherwise the agent
         // answers the superseded tool calls itself before it takes the new message.
         if (owed?.runsSomething) events = concatUnlessPaused(resumeOwed(owed, runContext), run);
@@ -198,9 +205,7 @@ async function stillPending(pool: Pool, conversationId: string): Promise<Date | 
   return first?.expiresAt ?? null;
 }
 
-/** The model sees attachments as a short note; the files themselves stay on the gateway. */
-function withFileNotes(input: ChatInput): string {
-  if (input.files.length === 0) return input.text;
-  const names = input.files.map((f) => f.orig_name ?? f.path.split('/').pop()).join(', ');
-  return `${input.text}\n\n[Attached files: ${names}]`.trim();
-}
+/** The user's words when a message is only files (the model needs a non-empty first part). */
+const FILES_ONLY = '(No message text: see the attached files.)';
+
+const noAttachments: PrepareChatAttachments = async () => ({ parts: [], reports: [] });

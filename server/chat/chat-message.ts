@@ -5,6 +5,7 @@
  */
 import type { AgentEvent } from '../agent/index.ts';
 import type { ErrorCode } from '../errors.ts';
+import type { ReportedFileRef } from './attachments.ts';
 
 export type ChatMetadata =
   | { type: 'stream_token'; token: string }
@@ -22,7 +23,8 @@ export type ChatMetadata =
       timeout_s: number;
     }
   | { type: 'confirm_resolved'; result: 'confirmed' | 'denied' | 'expired'; approval_id: string }
-  | { type: 'error'; code: ErrorCode; detail: string; retryable: boolean };
+  | { type: 'error'; code: ErrorCode; detail: string; retryable: boolean }
+  | { type: 'attachments'; files: ReportedFileRef[] };
 
 export interface ChatMessage {
   role: 'assistant';

@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { gradioPlugin } from '../gradio/index.ts';
+import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
 import { forGradioClients } from './gradio-view.ts';
@@ -60,6 +61,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const handler = createChatHandler({
     pool,
     uploadDir,
+    prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
     agent,
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,

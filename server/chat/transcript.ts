@@ -31,6 +31,7 @@ export class Transcript {
     this.#pending = pending;
   }
 
+  /** The user's message; `files` may carry what the model got of each (ReportedFileRef). */
   async user(text: string, files: FileRef[]): Promise<void> {
     await appendMessage(this.#db, {
       conversationId: this.#conversationId,

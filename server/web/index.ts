@@ -23,6 +23,9 @@ export const webRoutes: FastifyPluginAsync = async (app) => {
     }
     if (!handler) return reply.status(503).type('text/plain').send('The UI is not built. Run `npm run build`.');
     reply.hijack();
+    // Pages carry SvelteKit's own CSP (kit.csp); assets need none. The API's strict policy must not
+    // ride on a page's 304, which the browser would merge into the cached page and break it.
+    reply.raw.removeHeader('content-security-policy');
     handler(request.raw, reply.raw, () => {
       reply.raw.statusCode = 404;
       reply.raw.end('Not found');

@@ -5,6 +5,10 @@
  */
 import { CLARIFY_MARKER, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
 import { parseIntent, type Intent } from './intents.ts';
+import {
+  ASKS_SUMMARY, ASKS_WHAT_WENT_WRONG, MENTIONS_FILE, parseAttachments, quoteErrorLines, summarizeAttachments, withoutAttachments,
+  type FramedAttachment,
+} from './attachments.ts';
 
 /** The parts of an OpenAI chat message the offline model reads. */
 export interface ChatMessageIn {
@@ -33,6 +37,16 @@ export function textOf(message: ChatMessageIn | undefined): string {
   return '';
 }
 
+/**
+ * The user's own words: a message's first text part (later parts are attached files), or its
+ * text without attachment frames. Requests are read from these only, never from a file.
+ */
+export function ownWords(message: ChatMessageIn | undefined): string {
+  const c = message?.content;
+  if (Array.isArray(c)) return c.find((p) => p.type === 'text' || p.type === undefined)?.text ?? '';
+  return withoutAttachments(textOf(message));
+}
+
 function safeJson(s: string): Record<string, unknown> {
   try {
     const v = JSON.parse(s);
@@ -58,11 +72,11 @@ function currentRequest(messages: ChatMessageIn[]): { text: string; followUp?: s
   const users = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
   const last = users.at(-1);
   if (!last) return { text: '' };
-  const text = textOf(last.m);
+  const text = ownWords(last.m);
   const before = messages[last.i - 1];
   const previousUser = users.at(-2);
   if (before?.role === 'assistant' && !before.tool_calls?.length && textOf(before).includes(CLARIFY_MARKER) && previousUser) {
-    return { text, followUp: `${textOf(previousUser.m)} ${text}` };
+    return { text, followUp: `${ownWords(previousUser.m)} ${text}` };
   }
   return { text };
 }
@@ -75,6 +89,27 @@ function intentsOf(text: string): Intent[] {
   return splitRequests(text).map(parseIntent).filter((x): x is Intent => x !== null);
 }
 
+/** Attachments of the last user message, or (when the text points back at a file) of the latest one that had any. */
+function attachmentsInPlay(messages: ChatMessageIn[], text: string): { files: FramedAttachment[]; current: boolean } {
+  const users = messages.filter((m) => m.role === 'user');
+  const current = parseAttachments(textOf(users.at(-1)));
+  if (current.length || !MENTIONS_FILE.test(text)) return { files: current, current: true };
+  for (const m of users.slice(0, -1).reverse()) {
+    const earlier = parseAttachments(textOf(m));
+    if (earlier.length) return { files: earlier, current: false };
+  }
+  return { files: [], current: false };
+}
+
+/** The answer about attached files, or null when the message asks for something else. */
+function attachmentAnswer(messages: ChatMessageIn[], text: string, hasIntents: boolean): string | null {
+  const { files, current } = attachmentsInPlay(messages, text);
+  if (files.length === 0) return null;
+  if (ASKS_WHAT_WENT_WRONG.test(text)) return quoteErrorLines(files);
+  if (ASKS_SUMMARY.test(text) || (current && !hasIntents)) return summarizeAttachments(files);
+  return null;
+}
+
 /** Decides the reply to a chat request. */
 export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decision {
   if (messages.at(-1)?.role === 'tool') return { type: 'text', text: renderToolResults(trailingResults(messages)) };
@@ -83,6 +118,8 @@ export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decisi
   let intents = request.followUp ? intentsOf(request.followUp) : [];
   const answersQuestion = intents.length > 0;
   if (intents.length === 0) intents = intentsOf(request.text);
+  const aboutFiles = attachmentAnswer(messages, request.text, intents.length > 0);
+  if (aboutFiles) return { type: 'text', text: aboutFiles };
   if (intents.length === 0) return { type: 'text', text: renderHelp(request.text) };
 
   const offered = new Map(tools.map((t) => [t.name, t]));

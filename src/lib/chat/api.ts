@@ -50,6 +50,7 @@ export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalTh
       const code = response.status === 401 ? 'UNAUTHORIZED' : toErrorCode(error?.code ?? statusCode(response.status));
       if (code === 'UNAUTHORIZED' && path !== '/api/auth/login') onUnauthorized?.();
       if (code === 'SERVICE_UNAVAILABLE') onOutage?.('unavailable');
+      if (code === 'GRADIO_UNREACHABLE') onOutage?.('unreachable');
       throw new ApiError(code, typeof error?.message === 'string' ? error.message : response.statusText, response.status, error?.details);
     }
     return json as T;
@@ -95,7 +96,9 @@ function statusCode(status: number): string {
   if (status === 400 || status === 422) return 'VALIDATION_ERROR';
   if (status === 413) return 'PAYLOAD_TOO_LARGE';
   if (status === 429) return 'RATE_LIMITED';
-  // A proxy's "backend down" pages carry no code: an outage, never a reason to sign out.
-  if (status === 502 || status === 503 || status === 504) return 'SERVICE_UNAVAILABLE';
+  // A proxy's "backend down" pages carry no code: an outage, never a reason to sign out. 502/504:
+  // the proxy cannot reach the server at all; 503: the server is there but cannot serve now.
+  if (status === 502 || status === 504) return 'GRADIO_UNREACHABLE';
+  if (status === 503) return 'SERVICE_UNAVAILABLE';
   return 'INTERNAL';
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { errorText, isRetryable, toErrorCode } from './errors.ts';
-import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, WireChatMessage } from './types.ts';
+import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, UserItem, WireChatMessage } from './types.ts';
 
 export interface ChatView {
   items: ChatItem[];
@@ -133,6 +133,8 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
       );
       return { ...view, items, phase: 'streaming', announcement: `Action ${status}.` };
     }
+    case 'attachments':
+      return withAttachmentReports(view, m.files);
     case 'error': {
       const code = toErrorCode(m.code);
       let next = view;
@@ -189,4 +191,14 @@ function addError(view: ChatView, code: string, detail = ''): ChatView {
 
 function replaceItem(items: ChatItem[], id: string, f: (item: ChatItem) => ChatItem): ChatItem[] {
   return items.map((i) => (i.id === id ? f(i) : i));
+}
+
+/** The gateway's report on the files of the message just sent: they replace the last user item's files. */
+function withAttachmentReports(view: ChatView, files: unknown): ChatView {
+  if (!Array.isArray(files)) return view;
+  const index = view.items.findLastIndex((i) => i.kind === 'user');
+  if (index < 0) return view;
+  const items = view.items.slice();
+  items[index] = { ...(items[index] as UserItem), files: files as FileRef[] };
+  return { ...view, items };
 }

@@ -47,7 +47,8 @@ export function codeFromStatus(status: { title?: unknown; message?: unknown; bro
   if (named && toErrorCode(named[1]) === named[1]) return { code: named[1], detail: message };
   // A 503 from /config (the client says "received status 503") or from a join (the client shows
   // Gradio's "currently busy" text): the gateway or its database is away; never a sign-out.
-  if (/received status 50[234]\b|currently busy/i.test(message)) return { code: 'SERVICE_UNAVAILABLE', detail: message };
+  if (/received status 50[24]\b/i.test(message)) return { code: 'GRADIO_UNREACHABLE', detail: message };
+  if (/received status 503\b|currently busy/i.test(message)) return { code: 'SERVICE_UNAVAILABLE', detail: message };
   if (/not authenticated|credentials|\b401\b/i.test(message)) return { code: 'UNAUTHORIZED', detail: message };
   if (/connection errored|failed to fetch|networkerror|could not resolve app config/i.test(message)) return { code: 'GRADIO_UNREACHABLE', detail: message };
   return { code: 'INTERNAL', detail: message };

@@ -12,6 +12,10 @@ export interface FileRef {
   mime_type?: string;
   url?: string;
   meta?: { _type: 'gradio.FileData' };
+  /** What the assistant got of it (set by the gateway: the `attachments` event and the stored message). */
+  status?: 'read' | 'truncated' | 'not_seen' | 'not_read' | 'failed';
+  /** Why it was cut or not read, for the user. */
+  note?: string;
 }
 
 /** One `/chat` yield: `{role, content, metadata: {type, ...}}` (ARCHITECTURE's table). */

@@ -24,3 +24,10 @@ export function countdown(deadline: number, now: number): string {
   const s = Math.max(0, Math.ceil((deadline - now) / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
+
+/** 830 -> "830 B", 1536 -> "1.5 KB", 2_500_000 -> "2.4 MB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

@@ -29,3 +29,22 @@ describe('loadConfig: TRUST_PROXY', () => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrowError(/TRUST_PROXY/);
   });
 });
+
+describe('loadConfig: attachments', () => {
+  it('defaults: 100 000 bytes per file, 250 000 per turn, no vision', () => {
+    expect(loadConfig({}).attachments).toEqual({ maxBytesPerFile: 100_000, maxBytesPerTurn: 250_000, vision: false });
+  });
+
+  it('reads the settings', () => {
+    const env = { ATTACHMENT_MAX_BYTES_PER_FILE: '4000', ATTACHMENT_MAX_BYTES_PER_TURN: '6000', OPENAI_VISION: 'true' };
+    expect(loadConfig(env).attachments).toEqual({ maxBytesPerFile: 4000, maxBytesPerTurn: 6000, vision: true });
+  });
+
+  it.each([
+    ['ATTACHMENT_MAX_BYTES_PER_FILE', '0'],
+    ['ATTACHMENT_MAX_BYTES_PER_TURN', 'lots'],
+    ['OPENAI_VISION', 'maybe'],
+  ])('refuses %s=%j', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(name));
+  });
+});

@@ -52,8 +52,8 @@ describe('createApi', () => {
     const onUnauthorized = vi.fn();
     const down = respond(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable.' } });
     await expect(createApi({ token: () => 't', onUnauthorized, fetch: down }).me()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-    for (const status of [502, 503, 504]) {
-      await expect(createApi({ token: () => 't', onUnauthorized, fetch: respond(status) }).me()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    for (const [status, code] of [[502, 'GRADIO_UNREACHABLE'], [503, 'SERVICE_UNAVAILABLE'], [504, 'GRADIO_UNREACHABLE']] as const) {
+      await expect(createApi({ token: () => 't', onUnauthorized, fetch: respond(status) }).me()).rejects.toMatchObject({ code });
     }
     const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
     await expect(createApi({ token: () => 't', onUnauthorized, fetch: offline }).me()).rejects.toMatchObject({ status: 0 });
@@ -66,7 +66,8 @@ describe('createApi', () => {
     const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
     await createApi({ token: () => 't', onOutage, fetch: offline }).me().catch(() => {});
     await createApi({ token: () => 't', onOutage, fetch: respond(404, { error: { code: 'NOT_FOUND', message: 'x' } }) }).me().catch(() => {});
-    expect(onOutage.mock.calls).toEqual([['unavailable'], ['unreachable']]);
+    await createApi({ token: () => 't', onOutage, fetch: respond(502) }).me().catch(() => {}); // nginx: the upstream is down
+    expect(onOutage.mock.calls).toEqual([['unavailable'], ['unreachable'], ['unreachable']]);
   });
 
   it('204 resolves to undefined (archive)', async () => {

@@ -201,6 +201,21 @@ describe('applyChatEvent', () => {
       },
     },
     {
+      name: 'the attachments report replaces the sent files with what the assistant got of them',
+      events: [
+        { type: 'submitted', text: 'look', files: [{ path: 'h/pic.png', orig_name: 'pic.png' }] },
+        msg({ role: 'assistant', content: '', metadata: { type: 'attachments', files: [{ path: 'h/pic.png', orig_name: 'pic.png', size: 68, status: 'not_seen', note: 'The assistant cannot see images with the current model.' }] } }),
+        msg(wire.token('I', 'I')),
+      ],
+      expect: (v) => {
+        expect(v.items[0]).toEqual({
+          kind: 'user', id: 'user-1', text: 'look',
+          files: [{ path: 'h/pic.png', orig_name: 'pic.png', size: 68, status: 'not_seen', note: 'The assistant cannot see images with the current model.' }],
+        });
+        expect(v.items[1]).toMatchObject({ kind: 'answer', text: 'I' });
+      },
+    },
+    {
       name: 'unknown metadata types are ignored; plain content is answer text',
       events: [submitted, msg({ role: 'assistant', content: 'x', metadata: { type: 'something_new' } }), msg({ role: 'assistant', content: 'Plain text' })],
       expect: (v) => expect(v.items.slice(1)).toMatchObject([{ kind: 'answer', text: 'Plain text' }]),

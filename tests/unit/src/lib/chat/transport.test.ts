@@ -26,6 +26,8 @@ describe('codeFromStatus', () => {
     [{ message: 'Could not resolve app config.' }, 'GRADIO_UNREACHABLE'],
     // The database is down: /config answers 503, a join 503 (the client shows its "busy" text).
     [{ message: 'Could not resolve app config. (received status 503 when fetching the app config)' }, 'SERVICE_UNAVAILABLE'],
+    // nginx in front of a dead gateway: 502.
+    [{ message: 'Could not resolve app config. (received status 502 when fetching the app config)' }, 'GRADIO_UNREACHABLE'],
     [{ message: 'This application is currently busy. Please try again. ' }, 'SERVICE_UNAVAILABLE'],
     [{ title: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable.' }, 'SERVICE_UNAVAILABLE'],
     [{ message: 'boom' }, 'INTERNAL'],
