@@ -67,6 +67,16 @@ const EnvSchema = z.object({
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** YAML or JSON file naming MCP servers whose tools the agent gets (README "Bring your own tools"). */
+  TOOLS_FILE: z.string().optional(),
+  /** Tool results longer than this are cut for the model, with a note saying so. */
+  TOOL_RESULT_MAX_CHARS: z.coerce.number().int().min(100).default(20_000),
+  /** How many MCP tools (best ranked for the request) the model is offered per turn. */
+  MCP_TOOLS_TOP_N: z.coerce.number().int().min(0).max(100).default(5),
+  /** Timeout of one MCP request (connect, list, call). */
+  MCP_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** The built-in operations tools; off leaves the agent with its MCP tools only. */
+  BUILTIN_TOOLS: bool.default(true),
 });
 
 export interface Config {
@@ -95,6 +105,7 @@ export interface Config {
   leaseTtlS: number;
   shutdownGraceMs: number;
   attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
+  tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
 }
 
 export class ConfigError extends Error {
@@ -153,6 +164,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,
       maxBytesPerTurn: e.ATTACHMENT_MAX_BYTES_PER_TURN,
       vision: e.OPENAI_VISION,
+    },
+    tools: {
+      file: e.TOOLS_FILE ? resolve(e.TOOLS_FILE) : undefined,
+      resultMaxChars: e.TOOL_RESULT_MAX_CHARS,
+      mcpTopN: e.MCP_TOOLS_TOP_N,
+      mcpTimeoutMs: e.MCP_TIMEOUT_MS,
+      builtin: e.BUILTIN_TOOLS,
     },
   };
 }

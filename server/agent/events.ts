@@ -94,7 +94,9 @@ function mapTools(chunk: Obj, state: MappingState, now: number): AgentEvent[] {
         const { error, code } = toolMessageError(out);
         return [...release(), withCode({ type: 'tool_error', tool, error, toolCallId }, code)];
       }
-      const output = isObj(out) && messageType(out) === 'tool' ? parseJson(contentText(out.content)) : out;
+      // An MCP tool keeps its whole result for the card in the artifact (the model may read a cut).
+      const artifact = isObj(out) && isObj(out.artifact) && 'output' in out.artifact ? out.artifact : undefined;
+      const output = artifact ? artifact.output : isObj(out) && messageType(out) === 'tool' ? parseJson(contentText(out.content)) : out;
       return [...release(), { type: 'tool_end', tool, output, toolCallId, durationMs: Math.max(0, now - started) }];
     }
     case 'on_tool_error': {

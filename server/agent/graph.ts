@@ -9,16 +9,17 @@
  *   interrupt(); each paused call is its own interrupt, resumed by id.
  * @module
  */
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { createAgentMiddleware } from './middleware.ts';
 import { createChatModel, type ModelSettings } from './model.ts';
-import type { Embedder } from './select-tools.ts';
+import type { Embedder, ToolInfo } from './select-tools.ts';
 import { ALL_TOOLS } from './tools/index.ts';
 
 export const SYSTEM_PROMPT = [
   'You are Airlock, an operations assistant for a platform team.',
-  'Use the tools to answer questions about dashboards, service health, maintenance windows, deployments, environments and tasks.',
+  'Use the tools to answer questions about dashboards, service health, maintenance windows, deployments, environments and tasks, and the other tools you are offered.',
   'Deploying and starting or ending maintenance pause automatically for the user\'s confirmation: call the tool directly, do not ask for confirmation yourself.',
   'If a required detail (service, version, environment, duration, reason) is missing, ask one short question.',
   'If a tool result is an error or says "Not done", say plainly that the action was not done and why.',
@@ -31,18 +32,29 @@ export interface AgentGraphOptions {
   checkpointer: BaseCheckpointSaver;
   embed?: Embedder;
   prefetchAvailable?: boolean;
+  /** The built-in operations tools (BUILTIN_TOOLS). Default true. */
+  builtinTools?: boolean;
+  /** External (MCP) tools the graph can execute, and those the model may be offered now. */
+  externalTools?: StructuredToolInterface[];
+  offeredExternal?: () => ToolInfo[];
+  externalTopN?: number;
 }
 
 /** Builds the compiled agent graph. */
 export function createAgentGraph(options: AgentGraphOptions) {
-  const catalog = ALL_TOOLS.map((t) => ({ name: t.name, description: t.description }));
+  const builtin = options.builtinTools === false ? [] : ALL_TOOLS;
+  const catalog = builtin.map((t) => ({ name: t.name, description: t.description }));
   const agent = createAgent({
     model: createChatModel(options.model),
     // Every tool stays executable, so a resumed run can run a paused call whatever was offered since.
-    tools: ALL_TOOLS,
+    tools: [...builtin, ...(options.externalTools ?? [])],
     systemPrompt: SYSTEM_PROMPT,
     checkpointer: options.checkpointer,
-    middleware: [createAgentMiddleware({ catalog, embed: options.embed, prefetchAvailable: options.prefetchAvailable })],
+    middleware: [
+      createAgentMiddleware({
+        catalog, embed: options.embed, prefetchAvailable: options.prefetchAvailable, external: options.offeredExternal, externalTopN: options.externalTopN,
+      }),
+    ],
   });
   return agent.graph;
 }

@@ -10,4 +10,5 @@ export { createServiceTokenProvider, type ServiceCredentials, type ServiceTokenP
 export { getToolsForQuery, type Embedder } from './select-tools.ts';
 export { createEmbedder, localEmbedder } from './embedder.ts';
 export { ALL_TOOLS, APPROVAL_TOOLS } from './tools/index.ts';
+export { McpToolSource, type McpSourceStatus, type McpServerStatus, type McpAuditSink } from './mcp/index.ts';
 export { offlineModelRoutes, createOfflineModelRoutes, type OfflineModelOptions } from './offline-model/index.ts';

@@ -9,6 +9,7 @@ import { isGraphInterrupt } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { contentText } from './events.ts';
+import { rankExternalTools } from './select-external.ts';
 import { getToolsForQuery, selectionQuery, type Embedder, type ToolInfo, type Turn } from './select-tools.ts';
 
 /** A human message's own words: its text, or its first text part (the parts after it are attachments). */
@@ -35,6 +36,9 @@ export interface AgentMiddlewareOptions {
   catalog: ToolInfo[];
   embed?: Embedder;
   prefetchAvailable?: boolean;
+  /** External (MCP) tools that may be offered now: always candidates, the best `externalTopN` offered. */
+  external?: () => ToolInfo[];
+  externalTopN?: number;
 }
 
 /** Creates the tool-selection + model-error middleware. */
@@ -44,6 +48,8 @@ export function createAgentMiddleware(options: AgentMiddlewareOptions) {
     wrapModelCall: async (request, handler) => {
       const query = selectionQuery(request.messages.map(toTurn));
       const names = await getToolsForQuery(query, options.prefetchAvailable ?? false, options.embed, options.catalog);
+      const external = options.external?.() ?? [];
+      names.push(...(await rankExternalTools(query, external, options.externalTopN ?? 5, options.embed)));
       const tools = request.tools.filter((t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name));
       try {
         return await handler({ ...request, tools });

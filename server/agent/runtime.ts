@@ -11,6 +11,7 @@ import { AirlockError, isAirlockError } from '../errors.ts';
 import { createEmbedder } from './embedder.ts';
 import { contentText, createMappingState, toAgentEvents } from './events.ts';
 import { createAgentGraph } from './graph.ts';
+import type { McpToolSource } from './mcp/index.ts';
 import type { ModelSettings } from './model.ts';
 import type { Embedder } from './select-tools.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
@@ -31,6 +32,11 @@ export interface AgentRuntimeOptions {
   toolTimeoutMs?: number;
   fetch?: typeof fetch;
   now?: () => number;
+  /** The built-in operations tools (BUILTIN_TOOLS). Default true. */
+  builtinTools?: boolean;
+  /** MCP servers as a tool source (TOOLS_FILE), and how many of their tools a turn is offered. */
+  mcp?: McpToolSource;
+  mcpTopN?: number;
 }
 
 /** A content part after the user's text: attached content (untrusted), in the OpenAI shape. */
@@ -97,7 +103,19 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   const serviceToken = createServiceTokenProvider({ apiUrl: options.apiUrl, credentials: options.serviceCredentials, fetch: doFetch });
   const embed =
     options.embed ?? createEmbedder({ baseUrl: options.model.baseUrl, apiKey: options.model.apiKey, model: options.model.name, fetch: doFetch });
-  const graph = createAgentGraph({ model: options.model, checkpointer: options.checkpointer, embed, prefetchAvailable: options.prefetchAvailable });
+  // The graph is rebuilt when the MCP tool set changes (a server came up with new tools); runs
+  // pick the current one, and every thread's state is in the checkpointer, not in the graph.
+  const buildGraph = () =>
+    createAgentGraph({
+      model: options.model, checkpointer: options.checkpointer, embed, prefetchAvailable: options.prefetchAvailable,
+      builtinTools: options.builtinTools, externalTools: options.mcp?.executableTools(), offeredExternal: () => options.mcp?.offered() ?? [], externalTopN: options.mcpTopN,
+    });
+  let built = { version: options.mcp?.version ?? 0, graph: buildGraph() };
+  const current = () => {
+    const version = options.mcp?.version ?? 0;
+    if (version !== built.version) built = { version, graph: buildGraph() };
+    return built.graph;
+  };
 
   const threadConfig = (threadId: string): RunnableConfig => ({ configurable: { thread_id: threadId } });
 
@@ -114,12 +132,12 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   }
 
   async function pendingApprovals(threadId: string): Promise<PendingApproval[]> {
-    const state = await graph.getState(threadConfig(threadId));
+    const state = await current().getState(threadConfig(threadId));
     return (state.tasks ?? []).flatMap((task) =>
       (task.interrupts ?? []).flatMap((i) => {
         const value = i.value as ApprovalRequest | undefined;
         if (value?.kind !== 'approval' || !i.id) return [];
-        return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args }];
+        return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args, ...(value.prompt ? { prompt: value.prompt } : {}) }];
       }),
     );
   }
@@ -131,7 +149,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
    */
   async function closeDanglingCalls(threadId: string): Promise<void> {
     const config = threadConfig(threadId);
-    const state = await graph.getState(config);
+    const state = await current().getState(config);
     const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
     const open = danglingToolCalls(messages);
     if (open.length === 0) return;
@@ -143,17 +161,17 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
         : ['CANCELLED', `Not done: ${call.name} was cancelled before it finished.`];
       return new ToolMessage({ tool_call_id: call.id, name: call.name, status: 'error', content: errorContent(code, message) });
     });
-    await graph.updateState(config, { messages: replies }, 'tools');
+    await current().updateState(config, { messages: replies }, 'tools');
   }
 
   async function* stream(input: unknown, config: RunnableConfig, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
-    const mapping = createMappingState(APPROVAL_TOOLS);
+    const mapping = createMappingState([...APPROVAL_TOOLS, ...(options.mcp?.approvalToolNames() ?? [])]);
     let streamed = '';
     try {
       // durability "sync": each step's checkpoint is written before the next step starts. With the
       // default "async" an abort during a tool returned before the model step's checkpoint landed,
       // so the next run could miss (and later race with) the dangling tool call.
-      const parts = await graph.stream(input as never, { ...config, signal, durability: 'sync', streamMode: ['messages', 'updates', 'tools'] });
+      const parts = await current().stream(input as never, { ...config, signal, durability: 'sync', streamMode: ['messages', 'updates', 'tools'] });
       for await (const part of parts) {
         for (const event of toAgentEvents(part as [string, unknown], mapping, now())) {
           if (event.type === 'token') streamed += event.token;
@@ -173,7 +191,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       yield { type: 'approval_required', approvals };
       return;
     }
-    const state = await graph.getState(threadConfig(threadId));
+    const state = await current().getState(threadConfig(threadId));
     const last = ((state.values as { messages?: BaseMessage[] }).messages ?? []).at(-1);
     const text = last && AIMessage.isInstance(last) ? contentText(last.content) : streamed;
     yield { type: 'done', text: text || streamed };

@@ -15,6 +15,8 @@ export interface PendingApproval {
   toolCallId: string;
   tool: string;
   args: Record<string, unknown>;
+  /** The card's question when the tool words its own (MCP tools name their server); else the catalog's. */
+  prompt?: string;
 }
 
 /** The value a dangerous tool passes to `interrupt()`. */
@@ -23,6 +25,7 @@ export interface ApprovalRequest {
   tool: string;
   args: Record<string, unknown>;
   toolCallId: string;
+  prompt?: string;
 }
 
 export type AgentEvent =

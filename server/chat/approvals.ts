@@ -94,7 +94,7 @@ export async function openApprovals(
   const expiresAt = new Date(pause.now().getTime() + pause.timeoutS * 1000);
   const opened: OpenedApproval[] = [];
   for (const p of pause.pending) {
-    const prompt = approvalPrompt(p.tool, p.args);
+    const prompt = p.prompt ?? approvalPrompt(p.tool, p.args);
     const approval = await createApproval(db, {
       conversationId: pause.conversationId,
       threadId: pause.conversationId,

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { createAgentRuntime } from '../agent/index.ts';
+import { startMcpTools } from './mcp-tools.ts';
 import { createUserTokenVerifier } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
@@ -44,7 +45,11 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await checkpointer.end();
   });
 
+  const mcp = await startMcpTools(app, { config, pool, apiUrl });
   const agent = await createAgentRuntime({
+    builtinTools: config.tools.builtin,
+    mcp,
+    mcpTopN: config.tools.mcpTopN,
     model: { ...config.model, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl! },
     apiUrl,
     serviceCredentials: { clientId: config.service.clientId, clientSecret: config.service.clientSecret },

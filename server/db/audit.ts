@@ -21,6 +21,8 @@ export interface AuditEntry {
   toolCallId: string | null;
   conversationId: string | null;
   durationMs: number | null;
+  /** The gateway's policy action for the call (MCP tools); absent for api rows. */
+  policyAction?: string | null;
 }
 
 export interface AuditRecord extends AuditEntry {
@@ -45,6 +47,7 @@ interface AuditRow {
   tool_call_id: string | null;
   conversation_id: string | null;
   duration_ms: number | null;
+  policy_action: string | null;
 }
 
 function toRecord(row: AuditRow): AuditRecord {
@@ -65,6 +68,7 @@ function toRecord(row: AuditRow): AuditRecord {
     toolCallId: row.tool_call_id,
     conversationId: row.conversation_id,
     durationMs: row.duration_ms,
+    policyAction: row.policy_action,
   };
 }
 
@@ -72,8 +76,8 @@ function toRecord(row: AuditRow): AuditRecord {
 export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
   await q.query(
     `INSERT INTO audit_log (service_actor, user_id, username, user_role, operation, method, path, arguments,
-       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14)`,
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, $15)`,
     [
       e.serviceActor,
       e.userId,
@@ -89,6 +93,7 @@ export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
       e.toolCallId,
       e.conversationId,
       e.durationMs,
+      e.policyAction ?? null,
     ],
   );
 }
@@ -114,15 +119,16 @@ export async function insertAuditBatch(q: Queryable, entries: AuditEntry[]): Pro
     tool_call_id: e.toolCallId,
     conversation_id: e.conversationId,
     duration_ms: e.durationMs,
+    policy_action: e.policyAction ?? null,
   }));
   await q.query(
     `INSERT INTO audit_log (service_actor, user_id, username, user_role, operation, method, path, arguments,
-       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms)
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action)
      SELECT service_actor, user_id, username, user_role, operation, method, path, arguments,
-       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action
      FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (service_actor text, user_id uuid, username text,
        user_role text, operation text, method text, path text, arguments jsonb, outcome text, status_code integer,
-       error_code text, tool_call_id text, conversation_id text, duration_ms integer)) WITH ORDINALITY AS x
+       error_code text, tool_call_id text, conversation_id text, duration_ms integer, policy_action text)) WITH ORDINALITY AS x
      ORDER BY x.ordinality`,
     [JSON.stringify(rows)],
   );

@@ -4,6 +4,8 @@
  * DATABASE_URL, or an embedded PostgreSQL):
  * - main: the defaults a user gets, with a quick offline model;
  * - expiry: APPROVAL_TIMEOUT_S=8, for the approval-expiry journey.
+ * The main deployment also loads the real MCP filesystem server (stdio) on a notes folder through a
+ * TOOLS_FILE, as "Bring your own tools" in the README shows.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -57,8 +59,15 @@ export default async function globalSetup() {
     OFFLINE_MODEL_DELAY_MS: '30',
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
   };
+  const notesDir = join(dir, 'notes');
+  mkdirSync(notesDir);
+  writeFileSync(join(notesDir, 'readme.txt'), 'Airlock e2e notes: the door opens inward.\n');
+  const toolsFile = join(dir, 'tools.json');
+  const fsServer = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+  writeFileSync(toolsFile, JSON.stringify({ servers: [{ name: 'filesystem', command: process.execPath, args: [fsServer, notesDir] }] }));
+
   const mainPort = await freePort();
-  const main = await startProduct(mainPort, { ...common, DATA_DIR: join(dir, 'main') }, join(logDir, 'main.log'));
+  const main = await startProduct(mainPort, { ...common, DATA_DIR: join(dir, 'main'), TOOLS_FILE: toolsFile }, join(logDir, 'main.log'));
   const expiryPort = await freePort();
   const expiry = await startProduct(expiryPort, { ...common, DATA_DIR: join(dir, 'expiry'), APPROVAL_TIMEOUT_S: '8' }, join(logDir, 'expiry.log'));
   const nginxMain = await startNginx({ upstream: mainPort });
@@ -70,6 +79,7 @@ export default async function globalSetup() {
     expiry: { ...expiry, url: nginxExpiry.url },
     password,
     logDir,
+    notesDir,
   };
   writeState(state);
   process.env.E2E_BASE_URL = nginxMain.url;

@@ -97,6 +97,12 @@ const RULES: Rule[] = [
   },
 ];
 
+/** The tools these rules know by name; any other offered tool is read from its name and schema. */
+export const KNOWN_TOOLS: ReadonlySet<string> = new Set([
+  'show_capabilities', 'search_dashboards', 'get_dashboard', 'list_maintenance_events', 'start_maintenance', 'end_maintenance',
+  'list_deployments', 'deploy_service', 'check_health', 'get_environment', 'create_task',
+]);
+
 /** The intent of one user message, or null when it asks for nothing the tools do. */
 export function parseIntent(text: string): Intent | null {
   const t = text.trim();

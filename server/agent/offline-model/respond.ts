@@ -4,11 +4,12 @@
  * @module
  */
 import { CLARIFY_MARKER, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
-import { parseIntent, type Intent } from './intents.ts';
 import {
   ASKS_SUMMARY, ASKS_WHAT_WENT_WRONG, MENTIONS_FILE, parseAttachments, quoteErrorLines, summarizeAttachments, withoutAttachments,
   type FramedAttachment,
 } from './attachments.ts';
+import { parseExternalIntent } from './external-intents.ts';
+import { KNOWN_TOOLS, parseIntent, type Intent } from './intents.ts';
 
 /** The parts of an OpenAI chat message the offline model reads. */
 export interface ChatMessageIn {
@@ -85,8 +86,21 @@ function splitRequests(text: string): string[] {
   return text.split(/\s*(?:;|\band also\b|\band then\b|\bthen also\b)\s*/i).filter((s) => s.trim().length > 0);
 }
 
-function intentsOf(text: string): Intent[] {
-  return splitRequests(text).map(parseIntent).filter((x): x is Intent => x !== null);
+/**
+ * One intent per request: the built-in rules, unless an offered external (MCP) tool fits better
+ * (two or more of its name's words said, or no built-in tool offered for the request).
+ */
+function intentsOf(text: string, tools: OfferedTool[]): Intent[] {
+  const external = tools.filter((t) => !KNOWN_TOOLS.has(t.name));
+  const offered = new Set(tools.map((t) => t.name));
+  return splitRequests(text)
+    .map((t) => {
+      const builtin = parseIntent(t);
+      const other = external.length ? parseExternalIntent(t, external) : null;
+      if (other && (other.matched >= 2 || !builtin || !offered.has(builtin.tool))) return { tool: other.tool, args: other.args };
+      return builtin;
+    })
+    .filter((x): x is Intent => x !== null);
 }
 
 /** Attachments of the last user message, or (when the text points back at a file) of the latest one that had any. */
@@ -115,9 +129,9 @@ export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decisi
   if (messages.at(-1)?.role === 'tool') return { type: 'text', text: renderToolResults(trailingResults(messages)) };
 
   const request = currentRequest(messages);
-  let intents = request.followUp ? intentsOf(request.followUp) : [];
+  let intents = request.followUp ? intentsOf(request.followUp, tools) : [];
   const answersQuestion = intents.length > 0;
-  if (intents.length === 0) intents = intentsOf(request.text);
+  if (intents.length === 0) intents = intentsOf(request.text, tools);
   const aboutFiles = attachmentAnswer(messages, request.text, intents.length > 0);
   if (aboutFiles) return { type: 'text', text: aboutFiles };
   if (intents.length === 0) return { type: 'text', text: renderHelp(request.text) };

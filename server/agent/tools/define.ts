@@ -47,8 +47,17 @@ export function errorContent(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
 }
 
-function errorMessage(name: string, toolCallId: string, code: string, message: string): ToolMessage {
+/** An error ToolMessage: the model reads the JSON, the event mapping takes the code from the artifact. */
+export function errorMessage(name: string, toolCallId: string, code: string, message: string): ToolMessage {
   return new ToolMessage({ tool_call_id: toolCallId, name, status: 'error', content: errorContent(code, message), artifact: { code } });
+}
+
+/**
+ * Pauses the call for the user's decision (interrupt() throws now and returns the decision on
+ * resume): null when approved, else why it did not run. Call it outside any try.
+ */
+export function askApproval(request: ApprovalRequest): { code: string; message: string } | null {
+  return refusalOf(request.tool, interrupt(request) as ApprovalDecision);
 }
 
 /** Why a call did not run, from a negative decision. */
@@ -98,7 +107,7 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
       if (needsApproval) {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
         const request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId };
-        const refusal = refusalOf(spec.name, interrupt(request) as ApprovalDecision);
+        const refusal = askApproval(request);
         if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
       }
       try {

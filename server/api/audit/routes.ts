@@ -24,6 +24,7 @@ const auditJson = (a: AuditRecord) => ({
   tool_call_id: a.toolCallId,
   conversation_id: a.conversationId,
   duration_ms: a.durationMs,
+  policy_action: a.policyAction ?? null,
 });
 
 export const auditRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {

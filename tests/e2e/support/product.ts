@@ -17,6 +17,8 @@ export interface E2EState {
   expiry: NodeProcess & { url: string };
   password: string;
   logDir: string;
+  /** The folder the main deployment's MCP filesystem server serves. */
+  notesDir: string;
 }
 
 export function readState(): E2EState {

@@ -21,6 +21,8 @@ describe('toAgentEvents', () => {
       [{ type: 'tool_start', tool: 'check_health', input: { service: 'a-b' }, toolCallId: 'c1' }]],
     ['tool end with a JSON result', ['tools', { event: 'on_tool_end', toolCallId: 'c9', name: 'check_health', output: ok('{"status":"up"}') }],
       [{ type: 'tool_end', tool: 'check_health', output: { status: 'up' }, toolCallId: 'c9', durationMs: 0 }]],
+    ['an MCP result: the card gets the whole artifact output, not the cut text', ['tools', { event: 'on_tool_end', toolCallId: 'c8', name: 'fs_read_file', output: new ToolMessage({ tool_call_id: 'c8', name: 'fs_read_file', content: 'abc\n[Result cut: …]', artifact: { output: { content: 'abcdef' }, truncated: true } }) }],
+      [{ type: 'tool_end', tool: 'fs_read_file', output: { content: 'abcdef' }, toolCallId: 'c8', durationMs: 0 }]],
     ['an error ToolMessage is a tool_error with its code', ['tools', { event: 'on_tool_end', toolCallId: 'c1', name: 'check_health', output: failed('{"error":{"code":"TOOL_FAILURE","message":"down"}}', 'TOOL_FAILURE') }],
       [{ type: 'tool_error', tool: 'check_health', error: 'down', code: 'TOOL_FAILURE', toolCallId: 'c1' }]],
     ['a denial has no taxonomy code', ['tools', { event: 'on_tool_end', toolCallId: 'c1', name: 'x', output: failed('{"error":{"code":"DENIED","message":"Not done: the user denied x."}}', 'DENIED') }],

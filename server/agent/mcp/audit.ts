@@ -1,0 +1,71 @@
+/**
+ * Audit rows for MCP calls, in the api's audit_log shape (the gateway writes them: an MCP server is
+ * not our api, so nobody else would). Both identities come from the tokens the call carried; the
+ * user's was verified by the gateway at /chat, so reading its claims here needs no second check.
+ * Method `MCP`, path `mcp://<server>/<tool>`, operation the model-facing name.
+ * @module
+ */
+import { decodeJwt } from 'jose';
+import type { AuditEntry, AuditOutcome } from '../../db/audit.ts';
+import type { ToolAction } from './policy.ts';
+
+/** Where MCP audit rows go (the gateway passes one that writes audit_log). */
+export type McpAuditSink = (entry: AuditEntry) => Promise<void>;
+
+/** How a call ended: ran, refused by policy, not approved by the user, or failed. */
+export type McpCallOutcome = 'success' | 'refused' | 'not_approved' | 'failed';
+
+const STATUS: Record<McpCallOutcome, { outcome: AuditOutcome; status: number }> = {
+  success: { outcome: 'success', status: 200 },
+  refused: { outcome: 'denied', status: 403 },
+  not_approved: { outcome: 'denied', status: 403 },
+  failed: { outcome: 'error', status: 502 },
+};
+
+function claims(token: string | undefined): Record<string, unknown> {
+  if (!token) return {};
+  try {
+    return decodeJwt(token) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/** The audit row of one MCP call. Pure. */
+export function mcpAuditEntry(call: {
+  server: string;
+  tool: string;
+  name: string;
+  args: Record<string, unknown>;
+  result: McpCallOutcome;
+  /** What the policy decided before the call: allow, caution, require_approval (then approved or not) or deny. */
+  action: ToolAction;
+  errorCode?: string | null;
+  userToken: string;
+  serviceToken?: string;
+  toolCallId: string;
+  conversationId: string;
+  durationMs: number | null;
+}): AuditEntry {
+  const user = claims(call.userToken);
+  const { outcome, status } = STATUS[call.result];
+  return {
+    serviceActor: str(claims(call.serviceToken).sub) ?? 'airlock-gateway',
+    userId: str(user.sub),
+    username: str(user.username),
+    userRole: str(user.role),
+    operation: call.name,
+    method: 'MCP',
+    path: `mcp://${call.server}/${call.tool}`,
+    arguments: call.args,
+    outcome,
+    statusCode: status,
+    errorCode: call.errorCode ?? null,
+    toolCallId: call.toolCallId,
+    conversationId: call.conversationId,
+    durationMs: call.durationMs === null ? null : Math.round(call.durationMs),
+    policyAction: call.action,
+  };
+}

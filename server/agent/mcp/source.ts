@@ -1,0 +1,163 @@
+/**
+ * The MCP tool source: every server of the tools file, its connection, and the LangChain tools made
+ * from its tools. The agent executes every tool it has ever seen (a paused call resumes even if its
+ * server went down meanwhile: it then fails cleanly), but offers the model only tools of servers
+ * that are up. Names are `<server>_<tool>`; a name taken by a built-in tool or an earlier server
+ * (file order) marks the later server down with the reason, for good.
+ * @module
+ */
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpAuditSink } from './audit.ts';
+import { McpConnection, type ServerHealth } from './connection.ts';
+import { firstCollision, mcpToolName, sanitizeName } from './names.ts';
+import { loadToolsFile, type ToolsFile } from './tools-file.ts';
+import { actionOf, defineMcpTool } from './tool.ts';
+
+export interface McpSourceOptions {
+  /** TOOLS_FILE; unset: no MCP servers. */
+  file?: string;
+  timeoutMs: number;
+  resultMaxChars: number;
+  /** Names the built-in tools hold. */
+  reservedNames: Iterable<string>;
+  serviceToken?: () => Promise<string>;
+  audit?: McpAuditSink;
+  warn?: (message: string, error: unknown) => void;
+  backoff?: (attempt: number) => number;
+}
+
+/** One server as readiness reports it. */
+export interface McpServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  status: ServerHealth;
+  tools: number;
+  last_error: string | null;
+  next_retry_at: string | null;
+}
+
+export interface McpSourceStatus {
+  file: string | null;
+  file_error: string | null;
+  servers: McpServerStatus[];
+}
+
+interface Registered {
+  name: string;
+  server: string;
+  mcpTool: Tool;
+  tool: StructuredToolInterface;
+}
+
+function collisionReason(name: string, owner: string): string {
+  return `tool name ${name} collides with ${owner}`;
+}
+
+export class McpToolSource {
+  #connections: McpConnection[] = [];
+  #invalid: McpServerStatus[] = [];
+  #fileError: string | null = null;
+  #registered = new Map<string, Registered>();
+  /** Server name -> the names it holds while up. */
+  #claims = new Map<string, string[]>();
+  #reserved: Set<string>;
+  /** Bumped whenever the set of executable or offered tools changes. */
+  version = 0;
+
+  constructor(private readonly options: McpSourceOptions) {
+    this.#reserved = new Set(options.reservedNames);
+  }
+
+  /** Loads the file and connects to every server; waits at most `waitMs` for the first attempts. */
+  async start(waitMs = 10_000): Promise<void> {
+    if (!this.options.file) return;
+    this.#load(await loadToolsFile(this.options.file));
+    const first = Promise.all(this.#connections.map((c) => c.connect()));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([first, new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+  }
+
+  #load(file: ToolsFile): void {
+    this.#fileError = file.error ?? null;
+    const names = new Set<string>();
+    for (const entry of file.entries) {
+      if (!entry.ok) {
+        this.#invalid.push({ name: entry.name, transport: 'stdio', status: 'down', tools: 0, last_error: `invalid server entry: ${entry.error}`, next_retry_at: null });
+        continue;
+      }
+      const key = sanitizeName(entry.server.name);
+      const connection = new McpConnection(entry.server, {
+        timeoutMs: this.options.timeoutMs,
+        serviceToken: this.options.serviceToken,
+        backoff: this.options.backoff,
+        onChange: () => this.#changed(connection),
+      });
+      this.#connections.push(connection);
+      if (!key || names.has(key)) connection.markDown(`the server name "${entry.server.name}" is ${key ? 'already used by an earlier server' : 'empty once sanitized'}`, { permanent: true });
+      names.add(key);
+    }
+  }
+
+  /** A server came up, went down or changed its tools: claim or release its names. */
+  #changed(connection: McpConnection): void {
+    const server = connection.config.name;
+    if (connection.health !== 'up') {
+      if (this.#claims.delete(server)) this.version++;
+      return;
+    }
+    const names = connection.tools.map((t) => mcpToolName(server, t.name));
+    const index = this.#connections.indexOf(connection);
+    const owners = new Map([...this.#reserved].map((n) => [n, 'a built-in tool']));
+    for (const [other, held] of this.#claims) {
+      if (other === server) continue;
+      const otherIndex = this.#connections.findIndex((c) => c.config.name === other);
+      const clash = held.find((n) => names.includes(n));
+      // The later server in the file loses, whichever came up first.
+      if (clash && otherIndex > index) this.#connections[otherIndex].markDown(collisionReason(clash, `the server "${server}"`), { permanent: true });
+      else held.forEach((n) => owners.set(n, `the server "${other}"`));
+    }
+    const collision = firstCollision(names, new Set(owners.keys()));
+    if (collision) return connection.markDown(collisionReason(collision, owners.get(collision) ?? 'another of its own tools'), { permanent: true });
+    this.#claims.set(server, names);
+    connection.tools.forEach((mcpTool, i) => {
+      const deps = { connection, audit: this.options.audit, resultMaxChars: this.options.resultMaxChars, warn: this.options.warn };
+      this.#registered.set(names[i], { name: names[i], server, mcpTool, tool: defineMcpTool(names[i], mcpTool, deps) });
+    });
+    this.version++;
+  }
+
+  /** Every MCP tool the agent can execute (those of servers now down included), by name: the order the
+   * model sees them in must not depend on which server answered first. */
+  executableTools(): StructuredToolInterface[] {
+    return [...this.#registered.values()].sort((a, b) => a.name.localeCompare(b.name)).map((r) => r.tool);
+  }
+
+  /** The tools the model may be offered now: those of servers that are up. */
+  offered(): Array<{ name: string; description: string }> {
+    const up = new Set([...this.#claims.values()].flat());
+    return [...this.#registered.values()].filter((r) => up.has(r.name)).map((r) => ({ name: r.name, description: r.tool.description }));
+  }
+
+  /** Names of MCP tools that pause for approval (their start is held back like built-in ones). */
+  approvalToolNames(): string[] {
+    return [...this.#registered.values()].filter((r) => actionOf(r.mcpTool) === 'require_approval').map((r) => r.name);
+  }
+
+  status(): McpSourceStatus {
+    const servers = this.#connections.map((c) => ({
+      name: c.config.name,
+      transport: c.config.transport,
+      status: c.health,
+      tools: c.health === 'up' ? c.tools.length : 0,
+      last_error: c.lastError,
+      next_retry_at: c.nextRetryAt?.toISOString() ?? null,
+    }));
+    return { file: this.options.file ?? null, file_error: this.#fileError, servers: [...servers, ...this.#invalid] };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#connections.map((c) => c.close()));
+  }
+}

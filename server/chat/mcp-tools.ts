@@ -1,0 +1,38 @@
+/**
+ * The gateway's MCP tool source (TOOLS_FILE): started before the gateway listens (a bad file or a
+ * dead server is reported, never fatal), its audit rows written to audit_log, its servers listed at
+ * `GET /api/agent/tools/servers` (readiness: up/down, tool count, last error), closed on shutdown.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import { ALL_TOOLS, createServiceTokenProvider, McpToolSource } from '../agent/index.ts';
+import type { Config } from '../config.ts';
+import { insertAudit } from '../db/audit.ts';
+import type { Pool } from '../db/index.ts';
+
+export async function startMcpTools(app: FastifyInstance, deps: { config: Config; pool: Pool; apiUrl: () => string }): Promise<McpToolSource> {
+  const { config, pool } = deps;
+  const serviceToken = createServiceTokenProvider({
+    apiUrl: deps.apiUrl,
+    credentials: { clientId: config.service.clientId, clientSecret: config.service.clientSecret },
+  });
+  const source = new McpToolSource({
+    file: config.tools.file,
+    timeoutMs: config.tools.mcpTimeoutMs,
+    resultMaxChars: config.tools.resultMaxChars,
+    reservedNames: config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [],
+    serviceToken: () => serviceToken.get(),
+    audit: (entry) => insertAudit(pool, entry),
+    warn: (message, error) => app.log.warn({ err: error }, message),
+  });
+  await source.start();
+  for (const s of source.status().servers) {
+    if (s.status !== 'up') app.log.warn({ server: s.name, reason: s.last_error }, 'MCP server is down (retrying)');
+  }
+  if (source.status().file_error) app.log.warn({ reason: source.status().file_error }, 'the tools file is unusable');
+  app.addHook('onClose', () => source.close());
+
+  // Names and health only: no token, header value or argument ever appears here.
+  app.get('/api/agent/tools/servers', async () => source.status());
+  return source;
+}

@@ -1,0 +1,164 @@
+/**
+ * Identity to an HTTP MCP server, performed for real: an MCP server written here (the SDK's
+ * McpServer + StreamableHTTPServerTransport) records every request's headers. A tool call carries
+ * the gateway's service token (Authorization: Bearer) and the user's token (X-User-JWT) plus the
+ * file's static headers; neither token ever reaches the model, the events, the transcript, the
+ * audit row's arguments or the checkpoints. A server whose tool name collides with a built-in is
+ * marked down with the reason.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@gradio/client';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+interface Seen {
+  method: string;
+  headers: IncomingMessage['headers'];
+}
+
+let db: TestDatabase;
+let server: TestServer;
+let mcpHttp: Server;
+let admin: Client;
+let adminToken: string;
+let dir: string;
+const seen: Seen[] = [];
+
+const meta = (m: WireMessage | undefined) => (m?.metadata ?? {}) as Record<string, unknown>;
+
+/** A fresh stateless MCP server per request (the SDK's documented stateless pattern). */
+function mcpServer(path: string): McpServer {
+  const mcp = new McpServer({ name: 'ident', version: '1.0.0' });
+  if (path.startsWith('/alt')) {
+    // Listed as server "ident_who": ident_who + am_i = ident_who_am_i, which "ident" (earlier in the file) holds.
+    mcp.registerTool('am_i', { description: 'A clashing tool.', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'clash' }] }));
+    return mcp;
+  }
+  mcp.registerTool(
+    'whoami',
+    { description: 'Tell who is calling this identity service.', inputSchema: { note: z.string().optional() }, annotations: { readOnlyHint: true } },
+    async () => ({ content: [{ type: 'text', text: 'ident says: both identities arrived' }] }),
+  );
+  mcp.registerTool('who_am_i', { description: 'Another way to ask.', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'me' }] }));
+  mcp.registerTool('health', { description: 'Health of the identity service.', annotations: { readOnlyHint: true } }, async () => ({
+    content: [{ type: 'text', text: 'fine' }],
+  }));
+  return mcp;
+}
+
+async function startMcpHttp(): Promise<string> {
+  mcpHttp = createServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    const body = raw ? JSON.parse(raw) : undefined;
+    seen.push({ method: body?.method ?? req.method ?? '', headers: req.headers });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    await mcpServer(req.url ?? '').connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise<void>((r) => mcpHttp.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(mcpHttp.address() as { port: number }).port}/mcp`;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'airlock-mcp-ident-'));
+  const url = await startMcpHttp();
+  const toolsFile = join(dir, 'tools.yaml');
+  await writeFile(
+    toolsFile,
+    [
+      'servers:',
+      '  - name: ident',
+      `    url: ${url}`,
+      '    headers: { X-Tenant: acme }',
+      // "check" + "health" = check_health, a built-in tool: this server must be marked down.
+      '  - name: check',
+      `    url: ${url}`,
+      '  - name: ident_who',
+      `    url: ${url.replace(/\/mcp$/, '/alt/mcp')}`,
+    ].join('\n'),
+  );
+  db = await createTestDatabase();
+  server = await startTestServer({ db, env: { TOOLS_FILE: toolsFile } });
+  adminToken = await login(server.url, 'admin');
+  admin = await connectChat(server.url, adminToken);
+});
+
+afterAll(async () => {
+  admin?.close();
+  await server?.close();
+  await new Promise((r) => mcpHttp?.close(r));
+  await db?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('identity headers to an HTTP MCP server', () => {
+  it('a name colliding with a built-in tool marks the later server down with the reason', async () => {
+    const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+    const check = status.servers.find((s: { name: string }) => s.name === 'check');
+    expect(check).toMatchObject({ status: 'down', tools: 0, next_retry_at: null });
+    expect(check.last_error).toBe('tool name check_health collides with a built-in tool');
+    expect(status.servers.find((s: { name: string }) => s.name === 'ident')).toMatchObject({ status: 'up', tools: 3 });
+  });
+
+  it("a name colliding with an earlier server's tool marks the later server down, whichever connected first", async () => {
+    const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+    expect(status.servers.find((s: { name: string }) => s.name === 'ident_who')).toMatchObject({
+      status: 'down', tools: 0, last_error: 'tool name ident_who_am_i collides with the server "ident"', next_retry_at: null,
+    });
+  });
+
+  it('the call carries Bearer <service token> and X-User-JWT <user token>; no token leaks anywhere', async () => {
+    seen.length = 0;
+    const turn = await collect(chat(admin, 'whoami on the ident service'));
+    const end = turn.messages.find((m) => m.metadata.type === 'tool_end');
+    expect(meta(end)).toMatchObject({ tool: 'ident_whoami', output: 'ident says: both identities arrived' });
+
+    // 1. what the MCP server received with tools/call
+    const call = seen.find((s) => s.method === 'tools/call');
+    expect(call).toBeDefined();
+    expect(call!.headers['x-user-jwt']).toBe(adminToken);
+    const bearer = String(call!.headers.authorization ?? '');
+    expect(bearer).toMatch(/^Bearer /);
+    const serviceToken = bearer.slice('Bearer '.length);
+    expect(decodeJwt(serviceToken)).toMatchObject({ aud: 'airlock:service', sub: 'airlock-gateway' });
+    expect(call!.headers['x-tenant']).toBe('acme');
+
+    // 2. neither token is in the events, the transcript, the audit row or the checkpoints
+    const conversationId = turn.messages[0].metadata.conversation_id;
+    const wire = JSON.stringify(turn.messages);
+    const stored = (await db.pool.query('SELECT content, metadata FROM messages WHERE conversation_id = $1', [conversationId])).rows;
+    const audit = (await db.pool.query("SELECT * FROM audit_log WHERE method = 'MCP'")).rows;
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ operation: 'ident_whoami', path: 'mcp://ident/whoami', outcome: 'success', username: 'admin', service_actor: 'airlock-gateway' });
+    for (const token of [adminToken, serviceToken]) {
+      expect(wire).not.toContain(token);
+      expect(JSON.stringify(stored)).not.toContain(token);
+      expect(JSON.stringify(audit)).not.toContain(token);
+      const inCheckpoints = await db.pool.query(
+        `SELECT (SELECT count(*) FROM checkpoint_blobs WHERE position(convert_to($1, 'UTF8') in blob) > 0)
+              + (SELECT count(*) FROM checkpoint_writes WHERE position(convert_to($1, 'UTF8') in blob) > 0) AS n`,
+        [token],
+      );
+      expect(Number(inCheckpoints.rows[0].n)).toBe(0);
+    }
+    // the checkpoint does hold the call, so the search above looked in the right place
+    const holdsCall = await db.pool.query(`SELECT count(*) AS n FROM checkpoint_writes WHERE position(convert_to('ident_whoami', 'UTF8') in blob) > 0`);
+    expect(Number(holdsCall.rows[0].n)).toBeGreaterThan(0);
+  });
+
+  it('discovery (initialize, tools/list) sends no user token: there is no user then', () => {
+    const discovery = seen.filter((s) => s.method === 'initialize' || s.method === 'tools/list');
+    for (const s of discovery) expect(s.headers['x-user-jwt']).toBeUndefined();
+  });
+});
