@@ -32,6 +32,32 @@ describe('/chat for Gradio clients', () => {
     await expect(Client.connect(`${server.url}/api/agent/gradio`, { auth: ['admin', 'wrong-password'] })).rejects.toThrow(/Invalid credentials/);
   });
 
+  it('/logout revokes the cookie\'s token: the same cookie is refused afterwards', async () => {
+    const form = new FormData();
+    form.append('username', 'admin');
+    form.append('password', DEMO_PASSWORD);
+    const res = await fetch(`${server.url}/api/agent/gradio/login`, { method: 'POST', body: form });
+    expect(res.status).toBe(200);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0];
+    expect((await fetch(`${server.url}/api/agent/gradio/config`, { headers: { cookie } })).status).toBe(200);
+    const out = await fetch(`${server.url}/api/agent/gradio/logout`, { headers: { cookie }, redirect: 'manual' });
+    expect(out.status).toBe(302);
+    // The attack: a copy of the cookie kept after logout.
+    expect((await fetch(`${server.url}/api/agent/gradio/config`, { headers: { cookie } })).status).toBe(401);
+  });
+
+  it('password guessing on /login is throttled like /api/auth/login (429), the right password included', async () => {
+    const guess = (password: string) =>
+      fetch(`${server.url}/api/agent/gradio/login`, { method: 'POST', body: new URLSearchParams({ username: 'operator', password }) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await guess(`guess-${i}`)).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses[5]).toBe(429);
+    const locked = await guess(DEMO_PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(await locked.json()).toEqual({ detail: 'Too many failed logins. Try again later.' });
+  });
+
   it('an error streams its ChatMessage, then the event ends with status error and the code', async () => {
     const client = await connectChat(server.url, await login(server.url, 'admin'));
     const turn = await collect(chat(client, '   '));
