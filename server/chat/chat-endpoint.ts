@@ -4,6 +4,7 @@
  * @module
  */
 import type { EndpointDefinition } from '../gradio/index.ts';
+import { chatApprovalQuestion } from './chat-mcp.ts';
 import type { ChatIdentity } from './identity.ts';
 
 const FILE_DATA = { type: 'object', properties: { path: { type: 'string' }, orig_name: { type: 'string' } } };
@@ -47,6 +48,8 @@ export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler'
         action: { type: 'string', enum: ['confirm', 'deny'], description: 'Decide a pending approval: confirm runs the action, deny refuses it.' },
         approval_id: { type: 'string', description: 'Which pending approval the action decides (named in the result that asked for it).' },
       },
+      // Clients with elicitation (on the /sse transport) are asked to confirm or deny at once.
+      elicit: chatApprovalQuestion,
     },
     handler,
   };

@@ -14,6 +14,7 @@ export type {
   ErrorOutput,
   GradioPluginOptions,
   JsonSchema,
+  McpElicitation,
   RequestHeaders,
   ServerMessage,
 } from './types.ts';

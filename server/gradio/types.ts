@@ -92,10 +92,22 @@ export interface EndpointDefinition<Identity = unknown> {
    * input with its `/info` schema; `parameters` narrows that to the named inputs with these JSON
    * schemas (the others take their defaults); false: not a tool.
    */
-  mcp?: false | { parameters?: Record<string, JsonSchema> };
+  mcp?: false | { parameters?: Record<string, JsonSchema>; elicit?: (outputs: unknown[]) => McpElicitation | null };
   /** Whether `/config` marks it a generator (default true). */
   generator?: boolean;
   handler: (request: EndpointRequest<Identity>) => EndpointResult;
+}
+
+/**
+ * A question the MCP server asks the user (MCP elicitation) after a tool call, when the client
+ * supports it on a session transport (`/sse`): its answer becomes the next call's arguments.
+ */
+export interface McpElicitation {
+  message: string;
+  /** A flat object of primitive properties, as MCP elicitation allows. */
+  requestedSchema: { type: 'object'; properties: Record<string, JsonSchema>; required?: string[] };
+  /** The next call's arguments for the answer, or null to return the result as it is. */
+  next(answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }): Record<string, unknown> | null;
 }
 
 /** Headers in, identity out; null answers 401, a throw 503 (could not decide; see auth.ts). */

@@ -7,6 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -129,6 +130,67 @@ describe('MCP server (SSE transport, upstream /sse + /messages/)', () => {
     expect(await stolen.json()).toEqual({ detail: 'Session not found.' });
     // Control: the same address works for its owner.
     expect((await post(adminToken, 100)).status).toBe(202);
+    await client.close();
+  });
+});
+
+describe('MCP elicitation (SSE transport, a client that supports it)', () => {
+  const sseClient = async (token: string, answer: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }) => {
+    const client = new Client({ name: 'elicit', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer(request.params.message);
+    });
+    const auth = { Authorization: `Bearer ${token}` };
+    await client.connect(
+      new SSEClientTransport(new URL(`${mcpUrl}sse`), {
+        requestInit: { headers: auth },
+        eventSourceInit: { fetch: (url: string | URL, init?: RequestInit) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...auth } }) },
+      }),
+    );
+    return { client, asked };
+  };
+
+  it('a paused deploy asks the user; "confirm" runs it within the same tool call', async () => {
+    const { client, asked } = await sseClient(await login(server.url, 'admin'), () => ({ action: 'accept', content: { decision: 'confirm' } }));
+    const result = (await client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 3.1.0 to staging' } })) as ToolResult;
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/^Approval needed: .*checkout-api/);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent!.result[0].metadata.type).not.toBe('confirm_required');
+    expect(await deployments('checkout-api', '3.1.0')).toBe(1);
+    await client.close();
+  });
+
+  it('declining denies (nothing deployed); cancelling leaves it pending and returns the paused result', async () => {
+    const declined = await sseClient(await login(server.url, 'admin'), () => ({ action: 'decline' }));
+    const denied = (await declined.client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 7.7.7 to staging' } })) as ToolResult;
+    expect(denied.isError).toBeFalsy();
+    expect(denied.structuredContent!.result[0].metadata.type).not.toBe('confirm_required'); // decided, the run went on
+    expect(await deployments('checkout-api', '7.7.7')).toBe(0);
+    await declined.client.close();
+
+    const cancelled = await sseClient(await login(server.url, 'admin'), () => ({ action: 'cancel' }));
+    const paused = (await cancelled.client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 8.8.8 to staging' } })) as ToolResult;
+    expect(cancelled.asked).toHaveLength(1);
+    expect(paused.structuredContent!.result[0].metadata.type).toBe('confirm_required');
+    expect(paused.content[0].text).toMatch(/action "confirm"/);
+    expect(await deployments('checkout-api', '8.8.8')).toBe(0);
+    await cancelled.client.close();
+  });
+
+  it('over stateless streamable HTTP nobody is asked: the paused result comes back', async () => {
+    const client = new Client({ name: 'elicit-http', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: 'accept', content: { decision: 'confirm' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${await login(server.url, 'admin')}` } } }));
+    const paused = (await client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 9.9.9 to staging' } })) as ToolResult;
+    expect(asked).toBe(0);
+    expect(paused.structuredContent!.result[0].metadata.type).toBe('confirm_required');
     await client.close();
   });
 });

@@ -22,7 +22,12 @@ export interface McpCaller {
   identity: unknown;
   owner: OwnerKey;
   headers: RequestHeaders;
+  /** Whether the transport can carry a server->client request mid-call (session transports only). */
+  canElicit: boolean;
 }
+
+/** Calls one tool call may chain through elicitation answers. */
+const ELICIT_ROUNDS_MAX = 5;
 
 /** A Server answering tools/list and tools/call for this caller. */
 export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { warn(obj: object, msg?: string): void }): Server {
@@ -36,15 +41,33 @@ export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { wa
     const fnIndex = ctx.endpoints.findIndex((e) => e.apiName === name && e.mcp !== false);
     if (fnIndex < 0) return toolError('Error', `Unknown tool for this Gradio app: ${name}`);
     const endpoint = ctx.endpoints[fnIndex];
-    const args = keywordArgs(endpoint, request.params.arguments ?? {});
-    if (isRejection(args)) return toolError('Error', args.detail);
-    const data = normalizeInputs(endpoint, args.data);
-    if (isRejection(data)) return toolError('Error', data.detail);
+    const elicit = endpoint.mcp ? endpoint.mcp.elicit : undefined;
+    const mayAsk = Boolean(elicit && caller.canElicit && server.getClientCapabilities()?.elicitation?.form);
     const controller = new AbortController();
     extra.signal.addEventListener('abort', () => controller.abort(new Error('The MCP request was cancelled.')), { once: true });
     try {
-      const outputs = await callToEnd(ctx, fnIndex, { data, eventData: null, identity: caller.identity, owner: caller.owner, headers: caller.headers }, controller);
-      return toolResult(outputs);
+      let argumentsNow: unknown = request.params.arguments ?? {};
+      for (let round = 0; ; round++) {
+        const args = keywordArgs(endpoint, argumentsNow);
+        if (isRejection(args)) return toolError('Error', args.detail);
+        const data = normalizeInputs(endpoint, args.data);
+        if (isRejection(data)) return toolError('Error', data.detail);
+        const outputs = await callToEnd(ctx, fnIndex, { data, eventData: null, identity: caller.identity, owner: caller.owner, headers: caller.headers }, controller);
+        const question = mayAsk && round < ELICIT_ROUNDS_MAX ? elicit!(outputs) : null;
+        if (!question) return toolResult(outputs);
+        let answer: Parameters<typeof question.next>[0];
+        try {
+          answer = (await server.elicitInput({ mode: 'form', message: question.message, requestedSchema: question.requestedSchema } as never, { signal: extra.signal })) as typeof answer;
+        } catch (error) {
+          // No answer (timeout, client error): the result as it stands still says what to do.
+          if (controller.signal.aborted) throw error;
+          log.warn({ err: error, endpoint: endpoint.apiName }, 'gradio MCP elicitation failed');
+          return toolResult(outputs);
+        }
+        const next = question.next(answer);
+        if (!next) return toolResult(outputs);
+        argumentsNow = next;
+      }
     } catch (error) {
       if (isGradioError(error)) return toolError('Error', error.message); // refused: queue full, owner's share
       if (!controller.signal.aborted) log.warn({ err: error, endpoint: endpoint.apiName }, 'gradio MCP tool failed');

@@ -23,15 +23,17 @@ const SSE_SESSIONS_MAX = 256;
 export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): void {
   if (!ctx.options.mcpServer) return;
   const sse = new Map<string, { transport: SSEServerTransport; owner: OwnerKey }>();
-  const caller = (request: FastifyRequest): McpCaller => ({
+  const caller = (request: FastifyRequest, canElicit: boolean): McpCaller => ({
     identity: identityOf(request),
     owner: ownerOf(request, ctx.options.identityKey),
     headers: request.headers,
+    canElicit,
   });
 
   // Stateless: one server and transport per HTTP request, closed with its response.
   const streamable = async (request: FastifyRequest, reply: FastifyReply) => {
-    const server = createMcpServer(ctx, caller(request), request.log);
+    // Stateless: the answer to a server->client request would reach another instance, so no elicitation.
+    const server = createMcpServer(ctx, caller(request, false), request.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.hijack();
     // server.close() closes the transport too (closing both re-enters each other's onclose).
@@ -47,7 +49,7 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): voi
     if (sse.size >= SSE_SESSIONS_MAX) throw new RequestRejectedError(503, 'Too many MCP SSE sessions are open; use the streamable HTTP endpoint.', 'SERVICE_UNAVAILABLE');
     reply.hijack();
     const transport = new SSEServerTransport(`${ctx.mountPath}/gradio_api/mcp/messages/`, reply.raw);
-    const server = createMcpServer(ctx, caller(request), request.log);
+    const server = createMcpServer(ctx, caller(request, true), request.log);
     sse.set(transport.sessionId, { transport, owner: ownerOf(request, ctx.options.identityKey) });
     // The server sets the transport's onclose; closing it once (from either end) is enough.
     let closed = false;

@@ -57,3 +57,21 @@ describe('forGradioClients', () => {
     ]);
   });
 });
+
+describe('chatApprovalQuestion (MCP elicitation for a paused chat)', async () => {
+  const { chatApprovalQuestion } = await import('../../../../server/chat/chat-mcp.ts');
+  const paused = [msg({ type: 'confirm_required', prompt: 'Restart web-1?', tool: 'restart_service', approval_id: 'ap-1', thread_id: 'c1', input: { service: 'web-1' }, expires_at: 'soon', timeout_s: 300 })];
+  it('asks only for a paused run', () => {
+    expect(chatApprovalQuestion([msg({ type: 'stream_token', token: 'x' })])).toBeNull();
+    expect(chatApprovalQuestion([])).toBeNull();
+    expect(chatApprovalQuestion(paused)!.message).toBe('Approval needed: Restart web-1?\nTool restart_service with {"service":"web-1"}. Expires soon.');
+  });
+  it.each([
+    [{ action: 'accept', content: { decision: 'confirm' } }, { message: 'confirm', action: 'confirm', conversation_id: 'c1', approval_id: 'ap-1' }],
+    [{ action: 'accept', content: { decision: 'deny' } }, { message: 'deny', action: 'deny', conversation_id: 'c1', approval_id: 'ap-1' }],
+    [{ action: 'decline' }, { message: 'deny', action: 'deny', conversation_id: 'c1', approval_id: 'ap-1' }],
+    [{ action: 'cancel' }, null],
+  ] as const)('answer %j -> next call %j', (answer, next) => {
+    expect(chatApprovalQuestion(paused)!.next(answer as never)).toEqual(next);
+  });
+});
