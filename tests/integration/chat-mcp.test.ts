@@ -80,6 +80,17 @@ describe('MCP server (streamable HTTP)', () => {
     await client.close();
   });
 
+  it('a client asking for progress gets the log messages (a tool started) as progress notifications', async () => {
+    const client = await connect(await login(server.url, 'admin'));
+    const progress: { progress: number; message?: string }[] = [];
+    const result = (await client.callTool({ name: 'chat', arguments: { message: "what's the health of payments-api" } }, undefined, {
+      onprogress: (p) => void progress.push({ progress: p.progress, message: p.message }),
+    })) as ToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(progress).toContainEqual({ progress: 1, message: 'Running check_health…' });
+    await client.close();
+  });
+
   it('bad arguments are a tool error, not a crash', async () => {
     const client = await connect(await login(server.url, 'admin'));
     const typo = (await client.callTool({ name: 'chat', arguments: { mesage: 'hi' } })) as ToolResult;

@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { keywordArgs } from '../call-args.ts';
 import type { GradioContext } from '../context.ts';
-import { callToEnd } from '../direct-call.ts';
+import { callToEnd, type DirectCallInput } from '../direct-call.ts';
 import { isGradioError } from '../errors.ts';
 import { describeError } from '../event-runner.ts';
 import type { OwnerKey } from '../ownership.ts';
@@ -29,6 +29,27 @@ export interface McpCaller {
 /** Calls one tool call may chain through elicitation answers. */
 const ELICIT_ROUNDS_MAX = 5;
 
+/**
+ * With a progressToken (the client asked for progress), the handler's `log` and `progress`
+ * messages become MCP progress notifications, as upstream turns status updates into them.
+ */
+function progressNotifier(token: string | number | undefined, send: (notification: any) => Promise<void>): Pick<DirectCallInput, 'log' | 'progress'> {
+  if (token === undefined) return {};
+  let step = 0;
+  // `progress` must only grow (MCP): a step count, the handler's own figures go into the message.
+  const notify = (message: string) => void send({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => {});
+  return {
+    log: (_level, message) => notify(message),
+    progress: (units) => {
+      const unit = units[0];
+      if (!unit) return;
+      const title = unit.desc ? `Progress ${unit.desc}` : 'Progress';
+      if (typeof unit.index === 'number' && typeof unit.length === 'number') notify(`${title}: Step ${unit.index} of ${unit.length}`);
+      else notify(title);
+    },
+  };
+}
+
 /** A Server answering tools/list and tools/call for this caller. */
 export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { warn(obj: object, msg?: string): void }): Server {
   const server = new Server({ name: ctx.options.title ?? 'Gradio', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -43,6 +64,7 @@ export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { wa
     const endpoint = ctx.endpoints[fnIndex];
     const elicit = endpoint.mcp ? endpoint.mcp.elicit : undefined;
     const mayAsk = Boolean(elicit && caller.canElicit && server.getClientCapabilities()?.elicitation?.form);
+    const notifier = progressNotifier(request.params._meta?.progressToken, extra.sendNotification);
     const controller = new AbortController();
     extra.signal.addEventListener('abort', () => controller.abort(new Error('The MCP request was cancelled.')), { once: true });
     try {
@@ -52,7 +74,7 @@ export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { wa
         if (isRejection(args)) return toolError('Error', args.detail);
         const data = normalizeInputs(endpoint, args.data);
         if (isRejection(data)) return toolError('Error', data.detail);
-        const outputs = await callToEnd(ctx, fnIndex, { data, eventData: null, identity: caller.identity, owner: caller.owner, headers: caller.headers }, controller);
+        const outputs = await callToEnd(ctx, fnIndex, { data, eventData: null, identity: caller.identity, owner: caller.owner, headers: caller.headers, ...notifier }, controller);
         const question = mayAsk && round < ELICIT_ROUNDS_MAX ? elicit!(outputs) : null;
         if (!question) return toolResult(outputs);
         let answer: Parameters<typeof question.next>[0];
