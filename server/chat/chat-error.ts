@@ -6,7 +6,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable } from '../db/index.ts';
-import { AirlockError, isAirlockError } from '../errors.ts';
+import { AirlockError, ERROR_CODES, isAirlockError, type ErrorCode } from '../errors.ts';
 import { EndpointError, type EndpointDefinition, type EndpointRequest } from '../gradio/index.ts';
 
 /** Maps a thrown value to the taxonomy; `reference` correlates the log line (the event id). */
@@ -52,8 +52,12 @@ export function guardChatErrors<I>(handler: Handler<I>, log: FastifyBaseLogger):
       if (request.signal.aborted) throw error;
       const airlockError = toChatError(error, request.eventId);
       logChatError(log, airlockError, request.eventId);
-      throw new EndpointError(airlockError.message, { title: airlockError.code, cause: error });
+      throw new EndpointError(airlockError.message, { title: airlockError.code, cause: error, status: airlockError.status });
     }
-    if (failure && !request.signal.aborted) throw new EndpointError(`${failure.code}: ${failure.detail}`, { title: failure.code });
+    if (failure && !request.signal.aborted) {
+      // /run answers with the code's HTTP status (a VALIDATION_ERROR is the caller's 400, not a 500).
+      const status = ERROR_CODES[failure.code as ErrorCode]?.status;
+      throw new EndpointError(`${failure.code}: ${failure.detail}`, { title: failure.code, status });
+    }
   };
 }

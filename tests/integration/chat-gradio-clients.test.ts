@@ -64,6 +64,14 @@ describe('/chat for Gradio clients', () => {
     expect(turn.final!.metadata).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
     expect(turn.status).toBe('error');
     expect(turn.errorMessage).toMatch(/^VALIDATION_ERROR: /);
+    // The unqueued /run answers the code's HTTP status in Gradio's error payload (not a 500).
+    const run = await fetch(`${server.url}/api/agent/gradio/gradio_api/run/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await login(server.url, 'admin')}` },
+      body: JSON.stringify({ data: [{ text: '   ', files: [] }] }),
+    });
+    expect(run.status).toBe(400);
+    expect(await run.json()).toMatchObject({ title: 'VALIDATION_ERROR', error: expect.stringMatching(/^VALIDATION_ERROR: /) });
     // predict() (what Python's predict() mirrors) rejects instead of resolving a "successful" error
     await expect(client.predict('/chat', { message: { text: '   ', files: [] } })).rejects.toMatchObject({ message: expect.stringMatching(/^VALIDATION_ERROR/) });
     client.close();

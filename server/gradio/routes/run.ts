@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { identityOf, ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
 import { callToEnd } from '../direct-call.ts';
-import { isGradioError, RequestRejectedError } from '../errors.ts';
+import { EndpointError, isGradioError, RequestRejectedError } from '../errors.ts';
 import { describeError } from '../event-runner.ts';
 import { isRejection, normalizeInputs, parseEnvelope } from '../validate.ts';
 
@@ -37,7 +37,8 @@ export function registerRunRoutes(app: FastifyInstance, ctx: GradioContext): voi
       if (isGradioError(error)) throw error;
       if (!controller.signal.aborted) request.log.warn({ err: error, endpoint: endpoint.apiName }, 'gradio handler failed');
       const { title, message } = describeError(error);
-      return reply.status(500).send({ error: message, duration: null, visible: true, title });
+      const status = error instanceof EndpointError ? error.status : 500;
+      return reply.status(status).send({ error: message, duration: null, visible: true, title });
     }
   });
 }

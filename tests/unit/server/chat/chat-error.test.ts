@@ -52,7 +52,7 @@ describe('guardChatErrors', () => {
     })().catch((e: unknown) => e);
     expect(out).toEqual([[error]]);
     expect(thrown).toBeInstanceOf(EndpointError);
-    expect(thrown).toMatchObject({ title: 'CONVERSATION_BUSY', message: 'CONVERSATION_BUSY: Busy.' });
+    expect(thrown).toMatchObject({ title: 'CONVERSATION_BUSY', message: 'CONVERSATION_BUSY: Busy.', status: 409 });
   });
 
   it('a cancelled run rethrows as is (the server already ended the event)', async () => {
