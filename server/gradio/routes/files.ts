@@ -4,7 +4,7 @@
  * (only the caller's own stored files; anything else is a 404).
  * @module
  */
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
@@ -45,18 +45,22 @@ export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): vo
   app.get('/gradio_api/file=*', async (request, reply) => {
     const wanted = (request.params as { '*': string })['*'];
     const found = await ctx.store.lookup(wanted, ownerOf(request, ctx.options.identityKey));
-    if (!found) throw new RequestRejectedError(404, 'File not found.');
+    // Opened before answering: the retention sweep may remove the file at any moment, and an open
+    // handle keeps serving it; a file gone in between is a 404, not a broken response.
+    const handle = found ? await open(found.path, 'r').catch(() => null) : null;
+    if (!found || !handle) throw new RequestRejectedError(404, 'File not found.');
+    const { size } = await handle.stat();
     const { type, inline } = contentTypeFor(found.path);
     const name = found.path.slice(found.path.lastIndexOf('/') + 1);
     reply
       .header('Content-Type', type)
-      .header('Content-Length', String(found.size))
+      .header('Content-Length', String(size))
       .header('X-Content-Type-Options', 'nosniff')
       .header('Content-Security-Policy', "default-src 'none'; sandbox")
       .header('Cache-Control', 'private, max-age=31536000, immutable')
       .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(name)}`);
     // HEAD goes through this handler too (Fastify's exposed HEAD route) and keeps the headers.
-    return reply.send(createReadStream(found.path));
+    return reply.send(handle.createReadStream());
   });
 }
 
