@@ -31,20 +31,29 @@ export function gradioMetadata(m: ChatMessage['metadata']): Record<string, unkno
   }
 }
 
-/** What a paused run says in `content`: the answer so far, then the approval and how to give it. */
-export function pausedContent(message: ChatMessage): string {
-  const m = message.metadata;
-  if (m.type !== 'confirm_required') return message.content;
-  const note =
+/** The plain-text note of one approval: what waits and how to decide it. */
+export function approvalNote(m: Extract<ChatMessage['metadata'], { type: 'confirm_required' }>): string {
+  return (
     `Approval needed: ${m.prompt} (tool ${m.tool}). To go ahead, call /chat again with action "confirm" ` +
-    `(or "deny" to refuse), conversation_id "${m.conversation_id}" and approval_id "${m.approval_id}", before ${m.expires_at}.`;
-  return message.content ? `${message.content}\n\n${note}` : note;
+    `(or "deny" to refuse), conversation_id "${m.conversation_id}" and approval_id "${m.approval_id}", before ${m.expires_at}.`
+  );
 }
 
-/** One ChatMessage as Gradio clients get it. Our keys win over nothing: Gradio's are added beside them. */
-export function gradioChatMessage(message: ChatMessage): ChatMessage {
+/**
+ * What a paused run says in `content`: the answer so far, then the notes of every approval the run
+ * opened so far (`earlier`: those before this message; a batch may pause for several).
+ */
+export function pausedContent(message: ChatMessage, earlier: readonly string[] = []): string {
+  const m = message.metadata;
+  if (m.type !== 'confirm_required') return message.content;
+  const notes = [...earlier, approvalNote(m)].join('\n');
+  return message.content ? `${message.content}\n\n${notes}` : notes;
+}
+
+/** One ChatMessage as Gradio clients get it. Gradio's keys are added beside ours (none collide). */
+export function gradioChatMessage(message: ChatMessage, earlierNotes: readonly string[] = []): ChatMessage {
   const extra = gradioMetadata(message.metadata);
-  const content = pausedContent(message);
+  const content = pausedContent(message, earlierNotes);
   if (Object.keys(extra).length === 0 && content === message.content) return message;
   return { ...message, content, metadata: { ...message.metadata, ...extra } as ChatMessage['metadata'] };
 }
@@ -54,11 +63,13 @@ type Handler<I> = EndpointDefinition<I>['handler'];
 /** Wraps the /chat handler: Gradio metadata on every message, `log` when a tool starts or an approval waits. */
 export function forGradioClients<I>(handler: Handler<I>): Handler<I> {
   return async function* gradioView(request: EndpointRequest<I>) {
+    const notes: string[] = [];
     for await (const [message] of handler(request) as AsyncIterable<[ChatMessage]>) {
       const m = message.metadata;
       if (m.type === 'tool_start') request.log('info', `Running ${m.tool}…`, { title: 'Tool started' });
       if (m.type === 'confirm_required') request.log('warning', `Approval needed: ${m.prompt}`, { title: 'Approval needed', duration: null });
-      yield [gradioChatMessage(message)];
+      yield [gradioChatMessage(message, notes)];
+      if (m.type === 'confirm_required') notes.push(approvalNote(m));
     }
   };
 }

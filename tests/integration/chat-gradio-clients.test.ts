@@ -115,4 +115,15 @@ describe('/chat for Gradio clients', () => {
     expect(logs.some((l) => l.startsWith('warning:Approval needed:'))).toBe(true);
     client.close();
   });
+
+  it('a batch paused for two approvals: the final content names both, one line each', async () => {
+    const client = await connectChat(server.url, await login(server.url, 'admin'));
+    const turn = await collect(chat(client, 'deploy checkout-api 5.0.1 to staging; deploy payments-api 5.0.1 to staging'));
+    const ids = turn.messages.filter((m) => m.metadata.type === 'confirm_required').map((m) => m.metadata.approval_id as string);
+    expect(ids).toHaveLength(2);
+    const notes = turn.final!.content.split('\n').filter((line) => line.startsWith('Approval needed:'));
+    expect(notes).toHaveLength(2);
+    ids.forEach((id, i) => expect(notes[i]).toContain(`approval_id "${id}"`));
+    client.close();
+  });
 });

@@ -32,6 +32,11 @@ describe('pausedContent', () => {
     );
     expect(pausedContent(msg(confirm, ''))).toMatch(/^Approval needed: Restart web-1\?/);
   });
+  it('a batch that pauses for several approvals lists every note, one per line', () => {
+    const second = { ...confirm, prompt: 'Restart web-2?', approval_id: 'ap-2' };
+    const text = pausedContent(msg(second), ['Approval needed: Restart web-1? …']);
+    expect(text.split('\n')).toEqual(['Answer so far.', '', 'Approval needed: Restart web-1? …', expect.stringMatching(/^Approval needed: Restart web-2\?.*approval_id "ap-2"/)]);
+  });
   it('leaves other messages alone (same object when nothing changes)', () => {
     const token = msg({ type: 'stream_token', token: 'x' });
     expect(pausedContent(token)).toBe('Answer so far.');
