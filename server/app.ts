@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config, Role } from './config.ts';
 import type { Pool } from './db/index.ts';
 import { registerErrorHandler } from './error-handler.ts';
+import { loggerOptions } from './log-format.ts';
 import { serializeRequest } from './log-redact.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
 import { apiRoutes } from './api/index.ts';
@@ -24,7 +25,7 @@ export interface AppOptions {
 
 export async function buildApp({ config, roles, pool, databaseUrl }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel, serializers: { req: serializeRequest } },
+    logger: loggerOptions(config.logLevel, { serializers: { req: serializeRequest } }),
     bodyLimit: config.bodyMaxBytes,
     // Only these peers' X-Forwarded-For/-Host/-Proto count (request.ip, .host, .protocol); anyone
     // else's are the client's own words (login throttling and Gradio's root depend on this).

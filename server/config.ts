@@ -77,6 +77,8 @@ const EnvSchema = z.object({
   MCP_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** The built-in operations tools; off leaves the agent with its MCP tools only. */
   BUILTIN_TOOLS: bool.default(true),
+  /** Seals private signing keys at rest; unset: a 0600 file under DATA_DIR. Same value on every replica. */
+  KEY_ENCRYPTION_KEY: z.string().min(32).optional(),
 });
 
 export interface Config {
@@ -104,6 +106,7 @@ export interface Config {
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
+  keyEncryptionKey: string | undefined;
   attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
 }
@@ -160,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
     attachments: {
       maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,
       maxBytesPerTurn: e.ATTACHMENT_MAX_BYTES_PER_TURN,

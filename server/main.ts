@@ -6,11 +6,13 @@
  *   node --import tsx server/main.ts --role gateway  # one role (repeat --role or use a comma list)
  * @module
  */
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp, localUrl } from './app.ts';
 import { ConfigError, loadConfig, ROLES, type Role } from './config.ts';
-import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from './db/index.ts';
+import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase, type Pool } from './db/index.ts';
+import { describeStartFailure, type StartContext } from './start-failure.ts';
 
 function parseRoles(argv: string[]): Role[] {
   const { values } = parseArgs({ args: argv, options: { role: { type: 'string', multiple: true } } });
@@ -22,7 +24,22 @@ function parseRoles(argv: string[]): Role[] {
   return [...new Set(requested)] as Role[];
 }
 
-async function main(): Promise<void> {
+/** Fails with the listen error (EADDRINUSE, EACCES) when host:port cannot be bound now. */
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolveFree, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolveFree()));
+  });
+}
+
+/** Resources opened before "ready", closed again when the start fails. */
+interface Opened {
+  embedded?: EmbeddedDatabase;
+  pool?: Pool;
+}
+
+async function main(opened: Opened): Promise<void> {
   const roles = parseRoles(process.argv.slice(2));
   const config = loadConfig();
   const split = roles.length < ROLES.length;
@@ -30,14 +47,16 @@ async function main(): Promise<void> {
     throw new ConfigError('SERVICE_CLIENT_SECRET must be set when roles run in separate processes');
   }
 
+  // Before the database starts: a port in use should fail in a second, not after initdb.
+  if (config.port !== 0) await assertPortFree(config.host, config.port);
   const needsDatabase = roles.some((r) => r !== 'web');
-  let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (needsDatabase && !databaseUrl) {
-    embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
-    databaseUrl = embedded.url;
+    opened.embedded = await startEmbeddedPostgres(join(config.dataDir, 'postgres'));
+    databaseUrl = opened.embedded.url;
   }
   const pool = databaseUrl ? createPool(databaseUrl) : undefined;
+  opened.pool = pool;
   if (pool) await runMigrations(pool);
 
   const app = await buildApp({ config, roles, pool, databaseUrl });
@@ -55,7 +74,7 @@ async function main(): Promise<void> {
     try {
       await app.close(); // stops accepting, ends open streams with a terminal message (preClose hooks)
       await pool?.end();
-      await embedded?.stop();
+      await opened.embedded?.stop();
       process.exit(0);
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
@@ -66,7 +85,17 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : error?.stack ?? error}\n`);
+/** The settings a failure message names, read leniently: the config itself may be what failed. */
+function startContext(): StartContext {
+  const port = Number(process.env.PORT ?? 3000);
+  return { host: process.env.HOST || '127.0.0.1', port: Number.isInteger(port) ? port : 3000, databaseUrl: process.env.DATABASE_URL || undefined };
+}
+
+const opened: Opened = {};
+main(opened).catch(async (error) => {
+  process.stderr.write(`${describeStartFailure(error, startContext())}\n`);
+  if (['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '')) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
+  await opened.pool?.end().catch(() => {});
+  await opened.embedded?.stop().catch(() => {}); // never leave the database running after a failed start
   process.exit(1);
 });

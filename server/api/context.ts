@@ -6,6 +6,7 @@
 import {
   createServiceTokenVerifier,
   createUserTokenVerifier,
+  keyCipherFor,
   keyStoreFor,
   type KeyStore,
   type VerifiedService,
@@ -26,7 +27,7 @@ export function createApiContext({ config, pool }: { config: Config; pool: Pool 
   return {
     config,
     pool,
-    keys: keyStoreFor(pool),
+    keys: keyStoreFor(pool, keyCipherFor(config)),
     verifyUser: createUserTokenVerifier({ pool, config }),
     verifyService: createServiceTokenVerifier({ pool, config }),
   };

@@ -2,11 +2,13 @@
  * Signing keys: ES256, generated on first start and kept in `signing_keys` with a kid (the JWK
  * thumbprint), so a restart (or another replica) keeps verifying tokens already issued. Concurrent
  * first starts agree because creation runs under a transaction-level advisory lock. Imported keys
- * are cached by kid: verification never touches the database for a known key.
+ * are cached by kid: verification never touches the database for a known key. Private halves are
+ * stored sealed (key-cipher.ts); plaintext rows of older versions are sealed in place at start.
  * @module
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { AuthDb, AuthPool } from './db.ts';
+import type { KeyCipher, SealedJwk } from './key-cipher.ts';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -28,7 +30,22 @@ interface KeyRow {
   kid: string;
   alg: string;
   public_jwk: JWK;
-  private_jwk: JWK;
+  private_jwk: JWK | SealedJwk;
+}
+
+/**
+ * Seals every plaintext private key (rows written before encryption at rest); returns how many.
+ * Idempotent and safe to run from several processes: each row is rewritten only while plaintext.
+ */
+export async function sealPlaintextKeys(db: AuthDb, cipher: KeyCipher): Promise<number> {
+  const { rows } = await db.query<KeyRow>("SELECT kid, private_jwk FROM signing_keys WHERE private_jwk ? 'd'");
+  for (const row of rows) {
+    await db.query("UPDATE signing_keys SET private_jwk = $2 WHERE kid = $1 AND private_jwk ? 'd'", [
+      row.kid,
+      cipher.seal(row.private_jwk as JWK, row.kid),
+    ]);
+  }
+  return rows.length;
 }
 
 async function readActiveKey(db: AuthDb): Promise<KeyRow | null> {
@@ -39,7 +56,7 @@ async function readActiveKey(db: AuthDb): Promise<KeyRow | null> {
 }
 
 /** Returns the active key, creating one when there is none; race-safe across processes. */
-async function ensureActiveKey(pool: AuthPool): Promise<KeyRow> {
+async function ensureActiveKey(pool: AuthPool, cipher: KeyCipher): Promise<KeyRow> {
   const existing = await readActiveKey(pool);
   if (existing) return existing;
   const client = await pool.connect();
@@ -55,7 +72,7 @@ async function ensureActiveKey(pool: AuthPool): Promise<KeyRow> {
         kid,
         alg: SIGNING_ALG,
         public_jwk: { ...publicJwk, kid, alg: SIGNING_ALG, use: 'sig' },
-        private_jwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
+        private_jwk: cipher.seal({ ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG }, kid),
       };
       await client.query('INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk) VALUES ($1, $2, $3, $4)', [
         row.kid,
@@ -74,8 +91,11 @@ async function ensureActiveKey(pool: AuthPool): Promise<KeyRow> {
   }
 }
 
-/** A key store over the database; keep one per pool (see `keyStoreFor`). */
-export function createKeyStore(pool: AuthPool): KeyStore {
+/**
+ * A key store over the database; keep one per pool (see `keyStoreFor`). Verifying needs no
+ * cipher; signing does.
+ */
+export function createKeyStore(pool: AuthPool, cipher?: KeyCipher): KeyStore & { cipher?: KeyCipher } {
   let signing: Promise<SigningKey> | undefined;
   const publicKeys = new Map<string, Promise<CryptoKey | null>>();
 
@@ -86,12 +106,23 @@ export function createKeyStore(pool: AuthPool): KeyStore {
     return (await importJWK(row.public_jwk, SIGNING_ALG)) as CryptoKey;
   };
 
+  let sealer = cipher;
   return {
+    get cipher() {
+      return sealer;
+    },
+    set cipher(value) {
+      sealer = value;
+    },
     signingKey() {
-      signing ??= ensureActiveKey(pool).then(async (row) => ({
-        kid: row.kid,
-        key: (await importJWK(row.private_jwk, SIGNING_ALG)) as CryptoKey,
-      }));
+      const kek = sealer;
+      if (!kek) return Promise.reject(new Error('this key store has no key cipher, so it cannot sign'));
+      signing ??= sealPlaintextKeys(pool, kek)
+        .then(() => ensureActiveKey(pool, kek))
+        .then(async (row) => ({
+          kid: row.kid,
+          key: (await importJWK(kek.open(row.private_jwk, row.kid), SIGNING_ALG)) as CryptoKey,
+        }));
       signing.catch(() => (signing = undefined)); // a failed first attempt may be retried
       return signing;
     },
@@ -114,14 +145,18 @@ export function createKeyStore(pool: AuthPool): KeyStore {
   };
 }
 
-const stores = new WeakMap<AuthPool, KeyStore>();
+const stores = new WeakMap<AuthPool, ReturnType<typeof createKeyStore>>();
 
-/** The one key store of a pool, shared by the api and the gateway in one process. */
-export function keyStoreFor(pool: AuthPool): KeyStore {
+/**
+ * The one key store of a pool, shared by the api and the gateway in one process. Verifiers call
+ * it without a cipher; the first caller that signs (the api) brings one.
+ */
+export function keyStoreFor(pool: AuthPool, cipher?: KeyCipher): KeyStore {
   let store = stores.get(pool);
   if (!store) {
-    store = createKeyStore(pool);
+    store = createKeyStore(pool, cipher);
     stores.set(pool, store);
   }
+  store.cipher ??= cipher;
   return store;
 }

@@ -7,8 +7,7 @@
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { createAgentRuntime } from '../agent/index.ts';
-import { startMcpTools } from './mcp-tools.ts';
-import { createUserTokenVerifier } from '../auth/index.ts';
+import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
@@ -21,6 +20,7 @@ import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
 import { gradioLogin } from './gradio-login.ts';
 import { chatOwnerKey, createChatAuthenticator } from './identity.ts';
+import { startMcpTools } from './mcp-tools.ts';
 import { PendingWrites } from './pending-writes.ts';
 import { resumeOwedApprovals } from './recovery.ts';
 import { startOfflineModelServer } from './offline-model-server.ts';
@@ -105,6 +105,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   app.addHook('onListen', async () => {
     resumeOwedApprovals({
       pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+      cipher: keyCipherFor(config), // it signs as the user who decided: the api's sealed key must open here
     }).catch((error) =>
       app.log.error({ err: error }, 'resuming decided approvals failed'),
     );

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentRuntime } from '../agent/index.ts';
-import { getUserById, keyStoreFor, signUserToken } from '../auth/index.ts';
+import { getUserById, keyStoreFor, signUserToken, type KeyCipher } from '../auth/index.ts';
 import type { Pool } from '../db/index.ts';
 import type { EndpointRequest } from '../gradio/index.ts';
 import { owedResume, threadsOwedResume } from './approvals.ts';
@@ -24,6 +24,8 @@ export interface RecoveryDeps {
   agent: AgentRuntime;
   handleChat: (request: EndpointRequest<ChatIdentity>) => AsyncIterable<Array<{ metadata: { type: string; code?: string } }>>;
   issuer: string;
+  /** Opens the sealed signing key (KEY_ENCRYPTION_KEY, shared with the api role). */
+  cipher: KeyCipher;
   /** USER_TOKEN_TTL_S: verifiers refuse tokens living longer, so the recovery token never does. */
   userTokenTtlS?: number;
   /** The lease lifetime: a lease held by the dead process frees itself within it. */
@@ -49,7 +51,7 @@ async function resumeThread(deps: RecoveryDeps, owed: { threadId: string; conver
       deps.log.warn({ conversationId: owed.conversationId }, 'a decided approval cannot be resumed: its user no longer exists');
       return false;
     }
-    const { token } = await signUserToken(keyStoreFor(deps.pool), { issuer: deps.issuer, ttlS: Math.min(RECOVERY_TOKEN_TTL_S, deps.userTokenTtlS ?? RECOVERY_TOKEN_TTL_S), user });
+    const { token } = await signUserToken(keyStoreFor(deps.pool, deps.cipher), { issuer: deps.issuer, ttlS: Math.min(RECOVERY_TOKEN_TTL_S, deps.userTokenTtlS ?? RECOVERY_TOKEN_TTL_S), user });
     const eventId = `recovery-${randomUUID()}`;
     const request: EndpointRequest<ChatIdentity> = {
       data: ['confirm', owed.conversationId, 'confirm', null, null, null, null],

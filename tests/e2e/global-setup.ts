@@ -56,6 +56,8 @@ export default async function globalSetup() {
     DEMO_USERS: 'true', // off by default when DATABASE_URL is set
     DEMO_PASSWORD: password,
     SERVICE_CLIENT_SECRET: 'e2e-service-secret-0123456789',
+    // Both deployments sign with the one key in the shared database, so they share its sealing key.
+    KEY_ENCRYPTION_KEY: 'e2e-key-encryption-key-0123456789abcdef',
     OFFLINE_MODEL_DELAY_MS: '30',
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
   };

@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   }
   const dir = await mkdtemp(join(tmpdir(), 'airlock-pg-'));
   await chmod(dir, 0o777); // as root the binaries run as an unprivileged user that must write here
-  const db = await startEmbeddedPostgres(dir, 'test');
+  const db = await startEmbeddedPostgres(dir, 'test', { tcp: true }); // TCP: fault tests proxy it
   project.provide('databaseUrl', db.url);
   return async () => {
     await db.stop();

@@ -3,7 +3,7 @@
  */
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDemoUsers, keyStoreFor } from '../../server/auth/index.ts';
+import { createKeyCipher, ensureDemoUsers, keyCipherFor, keyStoreFor } from '../../server/auth/index.ts';
 import { createPool } from '../../server/db/index.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { SERVICE, startApi, type ApiHarness } from './api-support.ts';
@@ -144,7 +144,7 @@ describe('keys and demo users at start', () => {
     const token = await api.login('viewer');
     const restarted = createPool(api.db.url);
     try {
-      expect((await keyStoreFor(restarted).signingKey()).kid).toBe(decodeProtectedHeader(token).kid);
+      expect((await keyStoreFor(restarted, keyCipherFor(api.server.config)).signingKey()).kid).toBe(decodeProtectedHeader(token).kid);
     } finally {
       await restarted.end();
     }
@@ -154,8 +154,9 @@ describe('keys and demo users at start', () => {
     const empty = await createTestDatabase();
     // Three "processes": pools of their own, so three key stores with nothing cached.
     const pools = [1, 2, 3].map(() => createPool(empty.url));
+    const cipher = createKeyCipher('one-key-encryption-key-for-all-three-starts');
     try {
-      const kids = await Promise.all(pools.map(async (p) => (await keyStoreFor(p).signingKey()).kid));
+      const kids = await Promise.all(pools.map(async (p) => (await keyStoreFor(p, cipher).signingKey()).kid));
       expect(new Set(kids).size).toBe(1);
       const { rows } = await empty.pool.query('SELECT count(*)::int AS n FROM signing_keys');
       expect(rows[0].n).toBe(1);
