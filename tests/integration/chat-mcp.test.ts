@@ -145,6 +145,30 @@ describe('MCP server (SSE transport, upstream /sse + /messages/)', () => {
   });
 });
 
+describe('MCP SSE sessions are capped per user', () => {
+  it('the 9th open session of one user is a 429; another user still gets one', async () => {
+    const controller = new AbortController();
+    const open = async (token: string) => fetch(`${mcpUrl}sse`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    const admin = await login(server.url, 'admin');
+    const held = [];
+    for (let i = 0; i < 8; i++) held.push(await open(admin));
+    expect(held.map((r) => r.status)).toEqual(Array(8).fill(200));
+    const ninth = await open(admin);
+    expect(ninth.status).toBe(429);
+    expect(await ninth.json()).toEqual({ detail: 'At most 8 MCP SSE sessions per user; close one first.' });
+    const other = await open(await login(server.url, 'viewer'));
+    expect(other.status).toBe(200);
+    controller.abort();
+    // Closed streams free their places.
+    await expect.poll(async () => {
+      const again = await fetch(`${mcpUrl}sse`, { headers: { authorization: `Bearer ${admin}` }, signal: AbortSignal.timeout(2000) }).catch(() => null);
+      const status = again?.status;
+      await again?.body?.cancel().catch(() => {});
+      return status;
+    }, { timeout: 5000 }).toBe(200);
+  });
+});
+
 describe('MCP elicitation (SSE transport, a client that supports it)', () => {
   const sseClient = async (token: string, answer: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }) => {
     const client = new Client({ name: 'elicit', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });

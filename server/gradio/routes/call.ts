@@ -49,6 +49,8 @@ export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): vo
     const eventId = ctx.queue.join({ fnIndex: index, sessionHash, data, eventData: null, identity: identityOf(request), owner, headers: request.headers });
     calls.set(eventId, { apiName: endpoint.apiName, sessionHash, owner });
     if (calls.size > CALLS_LIMIT) calls.delete(calls.keys().next().value!);
+    // Unread past the orphan timeout, the event was aborted: forget it too.
+    setTimeout(() => calls.delete(eventId), (ctx.options.orphanTimeoutMs ?? 60_000) + 1_000).unref();
     return { event_id: eventId };
   };
 

@@ -18,6 +18,8 @@ import type { OwnerKey } from '../ownership.ts';
 
 /** Open SSE sessions at once; more are refused with 503 (each holds a connection). */
 const SSE_SESSIONS_MAX = 256;
+/** Open SSE sessions of one owner; more are refused with 429, so one user cannot take them all. */
+const SSE_SESSIONS_PER_OWNER = 8;
 
 /** Registers the MCP routes. */
 export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): void {
@@ -47,10 +49,14 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): voi
 
   app.get('/gradio_api/mcp/sse', async (request, reply) => {
     if (sse.size >= SSE_SESSIONS_MAX) throw new RequestRejectedError(503, 'Too many MCP SSE sessions are open; use the streamable HTTP endpoint.', 'SERVICE_UNAVAILABLE');
+    const owner = ownerOf(request, ctx.options.identityKey);
+    if (owner !== null && [...sse.values()].filter((s) => s.owner === owner).length >= SSE_SESSIONS_PER_OWNER) {
+      throw new RequestRejectedError(429, `At most ${SSE_SESSIONS_PER_OWNER} MCP SSE sessions per user; close one first.`, 'RATE_LIMITED');
+    }
     reply.hijack();
     const transport = new SSEServerTransport(`${ctx.mountPath}/gradio_api/mcp/messages/`, reply.raw);
     const server = createMcpServer(ctx, caller(request, true), request.log);
-    sse.set(transport.sessionId, { transport, owner: ownerOf(request, ctx.options.identityKey) });
+    sse.set(transport.sessionId, { transport, owner });
     // The server sets the transport's onclose; closing it once (from either end) is enough.
     let closed = false;
     const close = () => {
