@@ -15,7 +15,8 @@ let server: TestServer;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  server = await startTestServer({ db });
+  // Tokens 15 ms apart, so a cancel lands mid-answer.
+  server = await startTestServer({ db, env: { OFFLINE_MODEL_DELAY_MS: '15' } });
 });
 afterAll(async () => {
   await server?.close();
@@ -124,6 +125,24 @@ describe('/chat for Gradio clients', () => {
     const notes = turn.final!.content.split('\n').filter((line) => line.startsWith('Approval needed:'));
     expect(notes).toHaveLength(2);
     ids.forEach((id, i) => expect(notes[i]).toContain(`approval_id "${id}"`));
+    client.close();
+  });
+
+  it.each(['token', 'auth'] as const)('a client connected with %s: cancels its /chat run (the JS client sends no Authorization to /cancel)', async (how) => {
+    const token = await login(server.url, 'admin');
+    const options = how === 'token' ? { token: token as `hf_${string}` } : { auth: ['admin', DEMO_PASSWORD] as [string, string] };
+    const client = await Client.connect(`${server.url}/api/agent/gradio`, { ...options, events: ['data', 'status'] });
+    const submission = chat(client, 'tell me about yourself and what you can help me with today in detail');
+    let conversationId = '';
+    const turn = await collect(submission, async (m, i) => {
+      conversationId = m.metadata.conversation_id;
+      if (i === 3) await submission.cancel();
+    });
+    expect(turn.messages.length).toBeLessThan(40);
+    await expect.poll(async () => {
+      const history = await (await fetch(`${server.url}/api/assistant/history?conversation_id=${conversationId}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      return history.items.find((m: { metadata: { type?: string } }) => m.metadata.type === 'answer')?.metadata.cancelled;
+    }, { timeout: 5000 }).toBe(true);
     client.close();
   });
 });
