@@ -49,7 +49,7 @@ export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler'
         approval_id: { type: 'string', description: 'Which pending approval the action decides (named in the result that asked for it).' },
       },
       // Clients with elicitation (on the /sse transport) are asked to confirm or deny at once.
-      elicit: chatApprovalQuestion,
+      elicit: (outputs) => chatApprovalQuestion(outputs),
     },
     handler,
   };

@@ -8,12 +8,14 @@
 import type { McpElicitation } from '../gradio/index.ts';
 import type { ChatMessage } from './chat-message.ts';
 
-export function chatApprovalQuestion(outputs: unknown[]): McpElicitation | null {
+export function chatApprovalQuestion(outputs: unknown[], now: () => number = Date.now): McpElicitation | null {
   const m = (outputs[0] as ChatMessage | undefined)?.metadata;
   if (!m || m.type !== 'confirm_required') return null;
   const ids = { conversation_id: m.conversation_id, approval_id: m.approval_id };
   return {
     message: `Approval needed: ${m.prompt}\nTool ${m.tool} with ${JSON.stringify(m.input)}. Expires ${m.expires_at}.`,
+    // The user may take as long as the approval lives (at least a second, so an answer can land).
+    timeoutMs: Math.max(1_000, Date.parse(m.expires_at) - now()) || undefined,
     requestedSchema: {
       type: 'object',
       properties: { decision: { type: 'string', title: 'Decision', enum: ['confirm', 'deny'], description: 'confirm runs the action; deny refuses it' } },

@@ -104,6 +104,8 @@ export interface EndpointDefinition<Identity = unknown> {
  */
 export interface McpElicitation {
   message: string;
+  /** How long to wait for the answer (default the MCP SDK's 60 s); past it the result is returned as it is. */
+  timeoutMs?: number;
   /** A flat object of primitive properties, as MCP elicitation allows. */
   requestedSchema: { type: 'object'; properties: Record<string, JsonSchema>; required?: string[] };
   /** The next call's arguments for the answer, or null to return the result as it is. */

@@ -79,7 +79,7 @@ export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { wa
         if (!question) return toolResult(outputs);
         let answer: Parameters<typeof question.next>[0];
         try {
-          answer = (await server.elicitInput({ mode: 'form', message: question.message, requestedSchema: question.requestedSchema } as never, { signal: extra.signal })) as typeof answer;
+          answer = (await server.elicitInput({ mode: 'form', message: question.message, requestedSchema: question.requestedSchema } as never, { signal: extra.signal, ...(question.timeoutMs ? { timeout: question.timeoutMs } : {}) })) as typeof answer;
         } catch (error) {
           // No answer (timeout, client error): the result as it stands still says what to do.
           if (controller.signal.aborted) throw error;

@@ -70,6 +70,10 @@ describe('chatApprovalQuestion (MCP elicitation for a paused chat)', async () =>
     expect(chatApprovalQuestion([msg({ type: 'stream_token', token: 'x' })])).toBeNull();
     expect(chatApprovalQuestion([])).toBeNull();
     expect(chatApprovalQuestion(paused)!.message).toBe('Approval needed: Restart web-1?\nTool restart_service with {"service":"web-1"}. Expires soon.');
+    expect(chatApprovalQuestion(paused)!.timeoutMs).toBeUndefined(); // an unparsable expiry: the SDK's default
+    const timed = [msg({ ...paused[0].metadata, expires_at: '2026-12-03T07:05:00.000Z' })];
+    expect(chatApprovalQuestion(timed, () => Date.parse('2026-12-03T07:00:00.000Z'))!.timeoutMs).toBe(300_000);
+    expect(chatApprovalQuestion(timed, () => Date.parse('2026-12-03T08:00:00.000Z'))!.timeoutMs).toBe(1_000);
   });
   it.each([
     [{ action: 'accept', content: { decision: 'confirm' } }, { message: 'confirm', action: 'confirm', conversation_id: 'c1', approval_id: 'ap-1' }],
