@@ -67,6 +67,8 @@ const EnvSchema = z.object({
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
+  EVENTS_DRAIN_RETRY_AFTER_MS: z.coerce.number().int().min(0).default(1_000),
   /** YAML or JSON file naming MCP servers whose tools the agent gets (README "Bring your own tools"). */
   TOOLS_FILE: z.string().optional(),
   /** Tool results longer than this are cut for the model, with a note saying so. */
@@ -106,6 +108,8 @@ export interface Config {
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
+  /** Event streams (issue 8): comment-line heartbeat period, and the drain frame's retry hint. */
+  events: { heartbeatMs: number; drainRetryAfterMs: number };
   keyEncryptionKey: string | undefined;
   attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
@@ -163,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, drainRetryAfterMs: e.EVENTS_DRAIN_RETRY_AFTER_MS },
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
     attachments: {
       maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,

@@ -11,7 +11,9 @@ import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
-import { gradioPlugin } from '../gradio/index.ts';
+import { createEngine, PgLedger } from '../engine/index.ts';
+import { eventRoutes } from '../events/index.ts';
+import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
@@ -63,25 +65,48 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   }));
 
   const uploadDir = join(config.dataDir, 'uploads');
-  const handler = createChatHandler({
+  const verifyUser = createUserTokenVerifier({ pool, config });
+  const ledger = new PgLedger(pool);
+  const engine = createEngine({
     pool,
-    uploadDir,
-    prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
+    ledger,
     agent,
+    // Attached files must be uploads this gateway stored for this user.
+    files: { resolve: async (path, userId) => (await lookupStoredFile(uploadDir, path, userId))?.path ?? null },
+    prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
     log: app.log,
     pendingWrites,
   });
-  const verifyUserToken = createUserTokenVerifier({ pool, config });
+  const runRecovery = engine.startRecovery();
+  await runRecovery.ready;
+  app.addHook('preClose', async () => {
+    runRecovery.stop();
+    engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
+  });
+  app.addHook('onClose', async () => {
+    // After the Gradio drain: whatever still runs is stopped and commits its end.
+    await engine.shutdown();
+    await ledger.close();
+  });
+  const handler = createChatHandler({ engine });
+  await app.register(eventRoutes, {
+    pool,
+    ledger,
+    engine,
+    verifyUser,
+    heartbeatMs: config.events.heartbeatMs,
+    drainRetryAfterMs: config.events.drainRetryAfterMs,
+  });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
     // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.
-    ...gradioLogin({ pool, config, verify: verifyUserToken }),
+    ...gradioLogin({ pool, config, verify: verifyUser }),
     endpoints: [
       { ...chatEndpoint(guardChatErrors(forGradioClients(handler), app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
     ],
-    authenticate: createChatAuthenticator(verifyUserToken),
+    authenticate: createChatAuthenticator(verifyUser),
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
     identityKey: chatOwnerKey,
     dataDir: uploadDir,

@@ -6,26 +6,13 @@
  */
 import { z } from 'zod';
 
-export type ChatAction = 'confirm' | 'deny';
+import type { FileRef, TurnAction, TurnInput } from '../engine/index.ts';
 
-export interface FileRef {
-  path: string;
-  orig_name?: string;
-  size?: number;
-  mime_type?: string;
-  url?: string;
-}
+export type ChatAction = TurnAction;
+export type { FileRef };
 
-export interface ChatInput {
-  text: string;
-  files: FileRef[];
-  conversationId: string | null;
-  action: ChatAction | null;
-  /** The client's key for this submit (idempotent retries); null when it sent none. */
-  requestId: string | null;
-  /** Which pending approval a confirm or deny decides; null: the only one pending. */
-  approvalId: string | null;
-}
+/** The engine's normalized turn input. */
+export type ChatInput = TurnInput;
 
 export class ChatInputError extends Error {
   override readonly name = 'ChatInputError';
@@ -48,7 +35,7 @@ const FileSchema = z
 const FilesSchema = z.array(FileSchema).max(10, 'at most 10 files per message');
 const MessageObjectSchema = z.looseObject({ text: z.string('message.text must be a string').nullish(), files: z.unknown().optional() });
 const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID)');
-const RequestIdSchema = z.string().min(1).max(200, 'request_id must be at most 200 characters');
+const RequestIdSchema = z.string('request_id must be a string').trim().min(1).max(200, 'request_id must be at most 200 characters');
 const ApprovalIdSchema = z.uuid('approval_id must be an approval id (a UUID)');
 const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
 

@@ -36,15 +36,16 @@ export class ConversationLease {
   }
 
   /** The run paused for approval: the lease stays in state awaiting_confirmation until it expires. */
-  async handOverToApproval(expiresAt: Date): Promise<void> {
+  async handOverToApproval(expiresAt: Date, tx: Queryable = this.#db): Promise<void> {
     this.#stopRenewing();
     const ttlS = Math.max(1, Math.ceil((expiresAt.getTime() - Date.now()) / 1000));
-    await setLeaseState(this.#db, { conversationId: this.#conversationId, holder: this.#holder, state: 'awaiting_confirmation', ttlS });
+    await setLeaseState(tx, { conversationId: this.#conversationId, holder: this.#holder, state: 'awaiting_confirmation', ttlS });
   }
 
-  async release(): Promise<void> {
+  /** `tx`: release with the run's last commit, so a client that saw the end never meets a held lease. */
+  async release(tx: Queryable = this.#db): Promise<void> {
     this.#stopRenewing();
-    await releaseLease(this.#db, { conversationId: this.#conversationId, holder: this.#holder });
+    await releaseLease(tx, { conversationId: this.#conversationId, holder: this.#holder });
   }
 
   #stopRenewing(): void {

@@ -59,6 +59,7 @@ async function resumeThread(deps: RecoveryDeps, owed: { threadId: string; conver
       identity: { userId: user.id, username: user.username, role: user.role, token },
       headers: {},
       signal: deps.signal,
+      cancelSignal: deps.signal,
       sessionHash: 'recovery',
       eventId,
       // Nobody listens to this stream: side messages go nowhere.

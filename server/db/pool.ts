@@ -44,6 +44,18 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
   }
 }
 
+/** Runs `fn` in a read-only REPEATABLE READ transaction: every query sees one snapshot. */
+export async function withSnapshot<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return await fn(client);
+  } finally {
+    await client.query('COMMIT').catch(() => {});
+    client.release();
+  }
+}
+
 /** Runs `fn` while holding a session advisory lock, so two processes never run it at once. */
 export async function withAdvisoryLock<T>(pool: pg.Pool, key: string, fn: () => Promise<T>): Promise<T> {
   const client = await pool.connect();

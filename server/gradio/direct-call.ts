@@ -21,6 +21,8 @@ export interface DirectCallInput {
   owner: OwnerKey;
   headers: EndpointRequest['headers'];
   sessionHash?: string;
+  /** The user's cancel (default: never; a synchronous call has no /cancel, only its connection stops it). */
+  cancelSignal?: AbortSignal;
   log?: EndpointRequest['log'];
   progress?: EndpointRequest['progress'];
 }
@@ -35,6 +37,7 @@ export function callToEnd(ctx: GradioContext, fnIndex: number, input: DirectCall
       identity: input.identity,
       headers: input.headers,
       signal: controller.signal,
+      cancelSignal: input.cancelSignal ?? new AbortController().signal,
       sessionHash: input.sessionHash || randomUUID(),
       eventId: randomUUID().replaceAll('-', ''),
       log: input.log ?? (() => {}),

@@ -33,13 +33,15 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 /** One event's run. `send` receives frames in order; the last one is terminal. */
 export class EventRun {
   readonly controller = new AbortController();
+  /** Fired by cancel and shutdown only (EndpointRequest.cancelSignal). */
+  readonly cancelController = new AbortController();
   readonly request: EndpointRequest;
   readonly #idJson: string;
   #last: unknown[] | null = null;
   #finished = false;
 
   constructor(
-    request: Omit<EndpointRequest, 'signal' | 'log' | 'progress'>,
+    request: Omit<EndpointRequest, 'signal' | 'cancelSignal' | 'log' | 'progress'>,
     readonly endpoint: EndpointDefinition,
     private readonly send: (message: BusMessage) => void,
     private readonly log?: RunLogger,
@@ -48,6 +50,7 @@ export class EventRun {
     this.request = {
       ...request,
       signal: this.controller.signal,
+      cancelSignal: this.cancelController.signal,
       log: (level, message, options = {}) => {
         if (!this.#finished) this.#emit(encodeFrame(logMessage(request.eventId, level, String(message), options.title, options.duration === undefined ? 10 : options.duration)), false);
       },
@@ -101,11 +104,19 @@ export class EventRun {
   /** Aborts the handler's signal and ends the event at once (the JS client accepts a success completion). */
   cancel(reason: unknown = new Error('Cancelled')): void {
     this.complete();
+    this.cancelController.abort(reason);
     this.controller.abort(reason);
   }
 
-  /** Aborts the handler's signal and ends the event with an error (shutdown, lost client). */
+  /** Aborts both signals and ends the event with an error (shutdown). */
   stop(error: unknown): void {
+    this.fail(error);
+    this.cancelController.abort(error);
+    this.controller.abort(error);
+  }
+
+  /** The client went away: ends the event and aborts the connection signal only (not a cancel). */
+  disconnect(error: unknown): void {
     this.fail(error);
     this.controller.abort(error);
   }

@@ -134,14 +134,17 @@ export class GradioQueue {
     return 'cancelled';
   }
 
-  /** Ends every open event of a session with an error (its stream dropped or never came). */
+  /**
+   * Ends every open event of a session with an error (its stream dropped or never came). A
+   * disconnect, not a cancel: only the handlers' connection signal fires.
+   */
   abortSession(sessionHash: string, reason: string): void {
     for (const event of [...(this.#bySession.get(sessionHash) ?? [])]) {
       if (!event.started) {
         this.#endpointOf(event).scheduler.remove(event);
-        event.run.stop(new Error(reason));
+        event.run.disconnect(new Error(reason));
         this.#settle(event);
-      } else event.run.stop(new Error(reason));
+      } else event.run.disconnect(new Error(reason));
     }
     this.options.bus.forget(sessionHash);
   }

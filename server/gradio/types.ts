@@ -41,8 +41,13 @@ export interface EndpointRequest<Identity = unknown> {
   /** What `authenticate()` returned. */
   identity: Identity;
   headers: Record<string, string | string[] | undefined>;
-  /** Aborted on /cancel, client disconnect or server shutdown. */
+  /** The connection: aborted on /cancel, client disconnect or server shutdown. */
   signal: AbortSignal;
+  /**
+   * The user's intent: aborted only on /cancel and server shutdown, never by a client that goes
+   * away. Work that should outlive its connection (a run that commits its answer) listens here.
+   */
+  cancelSignal: AbortSignal;
   sessionHash: string;
   eventId: string;
   /**

@@ -65,7 +65,24 @@ const endpoints: EndpointDefinition<{ user: string }>[] = [
       }
     },
   },
+  {
+    // Records which of its two signals fired: the connection, or the user's cancel.
+    apiName: 'watched',
+    inputs: [],
+    outputs: [json],
+    async *handler({ signal, cancelSignal, eventId }) {
+      const seen = { connection: false, cancel: false };
+      signals.set(eventId, seen);
+      signal.addEventListener('abort', () => (seen.connection = true));
+      cancelSignal.addEventListener('abort', () => (seen.cancel = true));
+      for (let i = 0; !signal.aborted; i++) {
+        yield [i];
+        await sleep(5);
+      }
+    },
+  },
 ];
+const signals = new Map<string, { connection: boolean; cancel: boolean }>();
 
 let server: GradioTestServer;
 beforeAll(async () => {
@@ -213,6 +230,32 @@ describe('limits and lifecycle', () => {
     await readRawStream(response, (frames) => frames.filter((f) => f.msg === 'process_generating').length >= 3).catch(() => {});
     controller.abort();
     await expect.poll(() => aborted.includes(body.event_id)).toBe(true);
+  });
+
+  it('a dropped stream aborts the connection signal only; /cancel and close fire cancelSignal too', async () => {
+    // 1. The client goes away: not a cancel.
+    const { body } = await joinEvent(server.url, { data: [], fn_index: 5, session_hash: 'drop-2' }, auth);
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/gradio_api/queue/data?session_hash=drop-2`, { headers: auth, signal: controller.signal });
+    await readRawStream(response, (frames) => frames.filter((f) => f.msg === 'process_generating').length >= 2).catch(() => {});
+    controller.abort();
+    await expect.poll(() => signals.get(body.event_id)?.connection).toBe(true);
+    await sleep(50);
+    expect(signals.get(body.event_id)).toEqual({ connection: true, cancel: false });
+
+    // 2. Stop with the real client: both fire.
+    const client = await Client.connect(server.url, { headers: { Authorization: TOKEN }, events: ['data', 'status'] });
+    const before = new Set(signals.keys());
+    const submission = client.submit('/watched', []);
+    for await (const event of submission) {
+      if (event.type === 'data') {
+        await submission.cancel();
+        break;
+      }
+    }
+    const eventId = [...signals.keys()].find((k) => !before.has(k))!;
+    await expect.poll(() => signals.get(eventId)).toEqual({ connection: true, cancel: true });
+    client.close();
   });
 
   it('aborts events whose stream never connects after the orphan timeout', async () => {

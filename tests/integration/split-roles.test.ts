@@ -7,6 +7,7 @@ import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startNginx, type NginxInstance } from '../helpers/nginx.ts';
 import { startTestServer, testConfig, type TestServer } from '../helpers/server.ts';
+import { readSse } from '../helpers/sse.ts';
 
 let db: TestDatabase;
 let api: TestServer;
@@ -43,5 +44,22 @@ describe('split roles behind nginx', () => {
     expect(turn.types).toContain('tool_end');
     expect(turn.final!.content).toMatch(/payments-api/);
     client.close();
+  });
+
+  it('serves the event ledger and capabilities from the gateway through nginx (SSE resumes with Last-Event-ID)', async () => {
+    const token = await login(nginx.url, 'operator');
+    const client = await connectChat(nginx.url, token);
+    const turn = await collect(chat(client, "what's the health of payments-api"));
+    client.close();
+    const id = turn.final!.metadata.conversation_id;
+    const auth = { authorization: `Bearer ${token}` };
+    const page = await (await fetch(`${nginx.url}/api/agent/conversations/${id}/events`, { headers: auth })).json();
+    expect(page.events.at(-1)).toMatchObject({ kind: 'run.finished', payload: { status: 'done' } });
+    expect((await fetch(`${api.url}/api/agent/conversations/${id}/events`, { headers: auth })).status).toBe(404); // not the api's
+    const { contentType, frames } = await readSse(`${nginx.url}/api/agent/conversations/${id}/events/stream`, { ...auth, 'last-event-id': '1' }, (f) => f.event === 'run.finished');
+    expect(contentType).toMatch(/^text\/event-stream/);
+    expect(frames.filter((f) => f.id !== undefined).map((f) => Number(f.id))).toEqual(page.events.slice(1).map((e: { seq: number }) => e.seq));
+    const caps = await fetch(`${nginx.url}/api/agent/v1/capabilities`);
+    expect((await caps.json()).apiVersion).toBe('v1');
   });
 });

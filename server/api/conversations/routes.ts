@@ -12,6 +12,8 @@ import {
   setConversationArchived,
   type Conversation,
 } from '../../db/conversations.ts';
+import { getEventHead } from '../../db/event-heads.ts';
+import { withSnapshot } from '../../db/index.ts';
 import { appendMessage, listMessages } from '../../db/messages.ts';
 import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
@@ -82,10 +84,16 @@ export const conversationRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async
     const query = parseInput(HistoryQuery, request.query, 'query');
     found(await getConversationForUser(pool, { id: query.conversation_id, userId: requestUser(request).userId }));
     const before = query.before ? decodeCursor(query.before, HistoryCursor, 'before') : null;
-    const page = await listMessages(pool, { conversationId: query.conversation_id, beforeSeq: before?.s, limit: query.limit });
+    // One snapshot: the page and the ledger seq it reflects, so a client that then streams events
+    // after `ledger_seq` misses nothing and sees nothing twice.
+    const { page, ledgerSeq } = await withSnapshot(pool, async (tx) => ({
+      page: await listMessages(tx, { conversationId: query.conversation_id, beforeSeq: before?.s, limit: query.limit }),
+      ledgerSeq: await getEventHead(tx, query.conversation_id),
+    }));
     return {
       items: page.items.map(messageJson),
       next_before: page.nextBeforeSeq ? encodeCursor({ s: page.nextBeforeSeq }) : null,
+      ledger_seq: ledgerSeq,
     };
   });
 

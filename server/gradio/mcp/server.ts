@@ -65,6 +65,7 @@ export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { wa
     const elicit = endpoint.mcp ? endpoint.mcp.elicit : undefined;
     const mayAsk = Boolean(elicit && caller.canElicit && server.getClientCapabilities()?.elicitation?.form);
     const notifier = progressNotifier(request.params._meta?.progressToken, extra.sendNotification);
+    // MCP has no way back into a run: a cancelled or dropped tool call is the user's cancel.
     const controller = new AbortController();
     extra.signal.addEventListener('abort', () => controller.abort(new Error('The MCP request was cancelled.')), { once: true });
     try {
@@ -74,7 +75,7 @@ export function createMcpServer(ctx: GradioContext, caller: McpCaller, log: { wa
         if (isRejection(args)) return toolError('Error', args.detail);
         const data = normalizeInputs(endpoint, args.data);
         if (isRejection(data)) return toolError('Error', data.detail);
-        const outputs = await callToEnd(ctx, fnIndex, { data, eventData: null, identity: caller.identity, owner: caller.owner, headers: caller.headers, ...notifier }, controller);
+        const outputs = await callToEnd(ctx, fnIndex, { data, eventData: null, identity: caller.identity, owner: caller.owner, headers: caller.headers, ...notifier, cancelSignal: controller.signal }, controller);
         const question = mayAsk && round < ELICIT_ROUNDS_MAX ? elicit!(outputs) : null;
         if (!question) return toolResult(outputs);
         let answer: Parameters<typeof question.next>[0];

@@ -5,6 +5,7 @@
  * @module
  */
 import { ApiError, toErrorCode } from './errors.ts';
+import { readSse, type SseFrame } from './event-stream.ts';
 import type { ActiveState, Conversation, StoredMessage, User } from './types.ts';
 
 export interface ApiOptions {
@@ -75,11 +76,21 @@ export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalTh
     renameConversation: (cid: string, title: string) => call<Conversation>('PATCH', `/api/assistant/conversations/${id(cid)}`, { title }),
     archiveConversation: (cid: string) => call<void>('DELETE', `/api/assistant/conversations/${id(cid)}`),
     restoreConversation: (cid: string) => call<Conversation>('POST', `/api/assistant/conversations/${id(cid)}/restore`),
-    history: async (cid: string, before?: string | null, limit = 50): Promise<Page<StoredMessage>> => {
-      const r = await call<{ items: StoredMessage[]; next_before: string | null }>(
+    history: async (cid: string, before?: string | null, limit = 50): Promise<Page<StoredMessage> & { ledgerSeq?: number }> => {
+      const r = await call<{ items: StoredMessage[]; next_before: string | null; ledger_seq?: number }>(
         'GET', `/api/assistant/history${q({ conversation_id: cid, before, limit })}`,
       );
-      return { items: r.items, next: r.next_before };
+      return { items: r.items, next: r.next_before, ledgerSeq: r.ledger_seq };
+    },
+    /** The conversation's event stream after `after` (SSE frames), until it ends or `signal` aborts. */
+    events: async function* (cid: string, after: number, signal: AbortSignal): AsyncGenerator<SseFrame> {
+      const t = token();
+      const response = await f(`${base}/api/agent/conversations/${id(cid)}/events/stream?after=${after}`, {
+        headers: { accept: 'text/event-stream', ...(t ? { authorization: `Bearer ${t}` } : {}) },
+        signal,
+      });
+      if (!response.ok || !response.body) throw new ApiError(statusCode(response.status), response.statusText, response.status);
+      yield* readSse(response.body as unknown as AsyncIterable<Uint8Array>);
     },
     active: (cid: string) => call<ActiveState>('GET', `/api/agent/conversations/${id(cid)}/active`),
     /** The gateway's model facts (`offline_model` drives the demo-model notice). */

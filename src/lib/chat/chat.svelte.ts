@@ -7,6 +7,7 @@
 import type { Api } from './api.ts';
 import type { Connection } from './connection.svelte.ts';
 import { isApiError } from './errors.ts';
+import { EventsToWire } from './event-stream.ts';
 import { itemsFromHistory } from './history.ts';
 import { FrameBatch } from './frame-batch.ts';
 import { applyChatEvent, initialView, type ChatEvent, type ChatView } from './reducer.ts';
@@ -41,6 +42,8 @@ export class ChatState {
   #sending = false;
   #lastInput: SubmitInput | null = null;
   #stopped = -1;
+  /** The ledger seq the shown history reflects (a followed run's events come after it). */
+  #ledgerSeq: number | null = null;
 
   readonly items: ChatItem[] = $derived(this.#view.items);
   readonly phase: ChatPhase = $derived(this.#view.phase);
@@ -96,11 +99,43 @@ export class ChatState {
       if (id !== this.#conversationId || this.busy) return;
       this.#older = page.next;
       this.#owns = false;
+      this.#ledgerSeq = page.ledgerSeq ?? null;
       this.#dispatch({ type: 'loaded', items: itemsFromHistory(page.items) });
     } catch (error) {
       this.#loadFailed(error);
     } finally {
       this.#loading = 'idle';
+    }
+  }
+
+  /**
+   * Follows a run this tab did not start (another tab's, or the one a reload left running), live
+   * and read-only: the answer continues in place. Ends with the run; the gate's release then
+   * reloads the stored truth.
+   */
+  async watch(signal: AbortSignal): Promise<void> {
+    await this.reload(); // a fresh page and the ledger seq it reflects
+    const id = this.#conversationId;
+    if (!id || this.busy || this.#ledgerSeq === null || signal.aborted) return;
+    // The answer being written is in history as far as it was flushed; the stream's first
+    // partial frame is the whole of it, so the stored copy gives way.
+    const last = this.#view.items[this.#view.items.length - 1];
+    if (last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
+    const toWire = new EventsToWire(id);
+    try {
+      for await (const frame of this.#options.api.events(id, this.#ledgerSeq, signal)) {
+        if (id !== this.#conversationId || this.#run) return;
+        if (frame.id !== undefined) this.#ledgerSeq = frame.id;
+        for (const message of toWire.apply(frame)) this.#queue(message);
+        if (frame.event === 'run.finished' || frame.event === 'drain') break;
+      }
+    } catch {
+      // A lost stream is not an error of this tab: the reload after the run shows what happened.
+    } finally {
+      if (id === this.#conversationId && !this.#run) {
+        this.#tokens.flush();
+        this.#dispatch({ type: 'ended', reason: 'complete' });
+      }
     }
   }
 

@@ -291,3 +291,35 @@ describe('ChatState', () => {
     expect(chat.items).toEqual([{ kind: 'user', id: 'x', text: 'other', files: [] }]);
   });
 });
+
+describe('ChatState.watch (a run this tab did not start)', () => {
+  const stored2 = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> = {}): StoredMessage => ({
+    id, conversation_id: 'c1', role, content, metadata, created_at: '2026-01-01T00:00:00Z',
+  });
+
+  it('continues the answer in place after a reload: the flushed copy gives way to the snapshot, nothing doubled', async () => {
+    const transport = new FakeTransport();
+    const api = fakeApi(
+      { c1: [stored2('m1', 'user', 'hi'), stored2('m2', 'assistant', 'Hel', { type: 'answer' })] },
+      50,
+      {
+        ledgerSeq: 1,
+        frames: [
+          { event: 'partial', data: { token: 'Hello wor' } },
+          { event: 'partial', data: { token: 'ld' } },
+          { id: 2, event: 'assistant.message', data: { text: 'Hello world' } },
+          { id: 3, event: 'run.finished', data: { status: 'done' } },
+        ],
+      },
+    );
+    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
+    await chat.open('c1');
+    await chat.watch(new AbortController().signal);
+    expect(api.calls).toContain('events:c1:1');
+    const answers = chat.items.filter((i) => i.kind === 'answer');
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatchObject({ text: 'Hello world', streaming: false });
+    expect(chat.busy).toBe(false);
+    expect(transport.runs).toHaveLength(0); // read-only: nothing was submitted
+  });
+});

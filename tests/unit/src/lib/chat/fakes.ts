@@ -3,6 +3,7 @@
  */
 import type { Api } from '../../../../../src/lib/chat/api.ts';
 import type { ChatRun, ChatTransport, SubmitInput, TransportEvent } from '../../../../../src/lib/chat/transport.ts';
+import type { SseFrame } from '../../../../../src/lib/chat/event-stream.ts';
 import type { StoredMessage, WireChatMessage } from '../../../../../src/lib/chat/types.ts';
 
 /** One submit's stream, pushed by the test. */
@@ -84,7 +85,7 @@ export const wire = {
 };
 
 /** An api whose conversations and history live in memory; calls are recorded. */
-export function fakeApi(history: Record<string, StoredMessage[]> = {}, pageSize = 50) {
+export function fakeApi(history: Record<string, StoredMessage[]> = {}, pageSize = 50, stream: { ledgerSeq?: number; frames?: SseFrame[] } = {}) {
   const calls: string[] = [];
   let n = 0;
   const api = {
@@ -99,7 +100,14 @@ export function fakeApi(history: Record<string, StoredMessage[]> = {}, pageSize 
       const all = history[id] ?? [];
       const end = before ? all.findIndex((m) => m.id === before) : all.length;
       const start = Math.max(0, end - pageSize);
-      return { items: all.slice(start, end), next: start > 0 ? all[start].id : null };
+      return { items: all.slice(start, end), next: start > 0 ? all[start].id : null, ledgerSeq: stream.ledgerSeq };
+    },
+    async *events(id: string, after: number) {
+      calls.push(`events:${id}:${after}`);
+      for (const frame of stream.frames ?? []) {
+        await settle();
+        yield frame;
+      }
     },
   };
   return api as unknown as Api & { calls: string[] };

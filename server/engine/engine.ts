@@ -1,0 +1,196 @@
+/**
+ * The engine: starts turns as runs that belong to no connection, and lets any number of
+ * followers (the submitting client, a retry with the same request_id, an event stream) watch a
+ * run from its start. A follower that goes away leaves the run alone; only cancel() stops it.
+ *
+ *   submit -> input ok? -> request_id known? (replay | CONFLICT) -> conversation -> lease
+ *     -> run row (owner + lease) -> runTurn in the background -> RunHub (live) + ledger (durable)
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AgentRuntime } from '../agent/index.ts';
+import { ConversationLease } from '../chat/lease.ts';
+import { createConversation, getConversationForUser } from '../db/conversations.ts';
+import type { Pool } from '../db/index.ts';
+import { findRunByRequest, insertRun, renewRunLease, type Run } from '../db/runs.ts';
+import { AirlockError } from '../errors.ts';
+import { EventQueue } from './event-queue.ts';
+import type { LiveEvent } from './events.ts';
+import { followLedger } from './follow.ts';
+import type { Ledger } from './ledger.ts';
+import { recoverOrphanedRuns } from './recovery.ts';
+import { RunHub } from './run-hub.ts';
+import { checkTurnInput, replayDecision, requestConflict, requestHash } from './submit-policy.ts';
+import { RunAbort, toTurnError } from './run-errors.ts';
+import { runTurn, type TurnContext, type TurnDeps } from './turn.ts';
+import type { FileStorage, TurnInput, TurnUser } from './types.ts';
+
+export interface EngineOptions {
+  pool: Pool;
+  ledger: Ledger;
+  agent: AgentRuntime;
+  files: FileStorage;
+  approvalTimeoutS: number;
+  /** Lease of the conversation and of the run row; renewed every third of it while running. */
+  leaseTtlS: number;
+  /** This process, as the owner of its runs (default host:pid:random). */
+  owner?: string;
+  log: TurnDeps['log'];
+  now?: () => Date;
+  /** Keeps a run's last commit that failed while the database was away, and retries it. */
+  pendingWrites?: TurnDeps['pendingWrites'];
+  /** Reads and frames a message's files for the model (default: none are read). */
+  prepareAttachments?: TurnDeps['prepareAttachments'];
+}
+
+/** A run as a follower sees it. */
+export interface RunHandle {
+  runId: string;
+  conversationId: string;
+  /** True when the submit found an earlier run with its request_id. */
+  replayed: boolean;
+  /** The run's events from its start: committed, then live partials and commits, to run.finished. */
+  events(): AsyncIterableIterator<LiveEvent>;
+  /** Stop (the explicit user action). A no-op when the run is not running in this process. */
+  cancel(): void;
+}
+
+interface LocalRun {
+  hub: RunHub;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+export type Engine = ReturnType<typeof createEngine>;
+
+export function createEngine(options: EngineOptions) {
+  const { pool, ledger } = options;
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const now = options.now ?? (() => new Date());
+  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments };
+  const runs = new Map<string, LocalRun>();
+  /** Set when the process starts closing: a cancel from then on is the shutdown's. */
+  let closing = false;
+  const liveByConversation = new Map<string, RunHub>();
+
+  function follow(runId: string, conversationId: string): AsyncIterableIterator<LiveEvent> {
+    const local = runs.get(runId);
+    if (!local) {
+      // Finished, or running in another process: the ledger has (or will have) every event.
+      return followLedger(ledger, conversationId, { after: 0, filter: (e) => e.run_id === runId, until: (e) => e.kind === 'run.finished' });
+    }
+    const queue = new EventQueue<LiveEvent>();
+    const { missed, ended, unsubscribe } = local.hub.subscribe({ event: (e) => queue.push(e), end: (failure) => (failure === undefined ? queue.end() : queue.fail(failure)) });
+    for (const e of missed) queue.push(e);
+    if (ended) queue.end();
+    queue.onReturn = unsubscribe;
+    return queue;
+  }
+
+  function handle(run: Pick<Run, 'id' | 'conversationId'>, replayed: boolean): RunHandle {
+    return {
+      runId: run.id,
+      conversationId: run.conversationId,
+      replayed,
+      events: () => follow(run.id, run.conversationId),
+      cancel: () => runs.get(run.id)?.controller.abort(new RunAbort(closing ? 'shutdown' : 'cancelled')),
+    };
+  }
+
+  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease): void {
+    const controller = new AbortController();
+    const hub = new RunHub(run.id, run.conversationId);
+    const renew = setInterval(() => {
+      renewRunLease(pool, { id: run.id, owner, leaseTtlS: options.leaseTtlS }).catch(() => {});
+    }, (options.leaseTtlS * 1000) / 3);
+    renew.unref();
+    const done = (async () => {
+      let failure: unknown;
+      try {
+        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease })) hub.publish(event);
+      } catch (error) {
+        failure = toTurnError(error, run.id);
+        options.log.warn({ err: error, runId: run.id }, 'run stopped without committing its end');
+      } finally {
+        clearInterval(renew);
+        hub.end(failure);
+        runs.delete(run.id);
+        if (liveByConversation.get(run.conversationId) === hub) liveByConversation.delete(run.conversationId);
+      }
+    })();
+    runs.set(run.id, { hub, controller, done });
+    liveByConversation.set(run.conversationId, hub);
+  }
+
+  async function replay(existing: Run, hash: string): Promise<RunHandle> {
+    if (replayDecision({ storedHash: existing.requestHash, hash }) === 'conflict') throw requestConflict();
+    return handle(existing, true);
+  }
+
+  return {
+    owner,
+
+    /** Starts a turn, or finds the run of an earlier submit with the same request_id. */
+    async submit(rawInput: TurnInput, user: TurnUser): Promise<RunHandle> {
+      const storedPaths = await checkTurnInput(rawInput, options.files, user.userId);
+      const input = { ...rawInput, requestId: rawInput.requestId ?? randomUUID() };
+      const hash = requestHash(input);
+      // Before the lease: a retry of a running turn must find it, never CONVERSATION_BUSY. (A key
+      // we generated cannot have been used; the conversation lookup runs alongside.)
+      const [existing, conversation] = await Promise.all([
+        rawInput.requestId ? findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }) : null,
+        input.conversationId ? getConversationForUser(pool, { userId: user.userId, id: input.conversationId }) : null,
+      ]);
+      if (existing) return replay(existing, hash);
+
+      let conversationId: string;
+      if (input.conversationId) {
+        if (!conversation) throw input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
+        conversationId = conversation.id;
+      } else if (input.action) {
+        throw new AirlockError('APPROVAL_NOT_FOUND');
+      } else {
+        conversationId = (await createConversation(pool, { userId: user.userId, text: input.text || 'Attachments' })).id;
+      }
+
+      const runId = randomUUID();
+      const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS);
+      if (!lease) throw new AirlockError('CONVERSATION_BUSY');
+      const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
+      if (!run) {
+        // A concurrent submit with the same request_id won the insert: follow its run.
+        await lease.release();
+        return replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash);
+      }
+      start(run, user, { ...input, storedPaths }, lease);
+      return handle(run, false);
+    },
+
+    /** The run streaming in this process for a conversation (for partial frames), if any. */
+    liveRun(conversationId: string): RunHub | undefined {
+      return liveByConversation.get(conversationId);
+    },
+
+    /** Finishes orphaned runs now and every lease period until `stop()` (a dead peer is noticed too). */
+    startRecovery(): { ready: Promise<string[]>; stop(): void } {
+      const sweep = () => recoverOrphanedRuns(pool, ledger).catch((err) => (options.log.error({ err }, 'run recovery failed'), []));
+      const timer = setInterval(sweep, options.leaseTtlS * 1000);
+      timer.unref();
+      return { ready: sweep(), stop: () => clearInterval(timer) };
+    },
+
+    /** The process is closing: transports that now cancel their runs do so for the shutdown. */
+    closing(): void {
+      closing = true;
+    },
+
+    /** Stops every run of this process (each commits cancelled/shutdown) and waits for them. */
+    async shutdown(timeoutMs = 5_000): Promise<void> {
+      closing = true;
+      const pending = [...runs.values()];
+      for (const run of pending) run.controller.abort(new RunAbort('shutdown'));
+      await Promise.race([Promise.allSettled(pending.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The one event vocabulary of a conversation: the live stream, the ledger and history speak it.
+ * Committed kinds land in the ledger with a gap-free `seq`; `partial` (answer tokens) is live only
+ * and never written. Payload keys are snake_case because they are wire keys. Every payload
+ * carries the `run_id` of the run that produced it.
+ * @module
+ */
+import { z } from 'zod';
+
+const RunId = z.uuid();
+/** A file on a user message, with what the model got of it (chat/attachments.ts ReportedFileRef). */
+const FileRefSchema = z.strictObject({
+  path: z.string().min(1),
+  orig_name: z.string().optional(),
+  size: z.number().optional(),
+  mime_type: z.string().optional(),
+  url: z.string().optional(),
+  kind: z.string().optional(),
+  status: z.string().optional(),
+  note: z.string().optional(),
+});
+
+/** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
+export const PAYLOADS = {
+  'user.message': z.strictObject({ run_id: RunId, request_id: z.string().min(1), text: z.string(), files: z.array(FileRefSchema) }),
+  'tool.call': z.strictObject({ run_id: RunId, tool_call_id: z.string().min(1), tool: z.string().min(1), input: z.unknown() }),
+  'tool.result': z.strictObject({
+    run_id: RunId,
+    tool_call_id: z.string().min(1),
+    tool: z.string().min(1),
+    status: z.enum(['done', 'error']),
+    output: z.unknown().optional(),
+    error: z.string().optional(),
+    code: z.string().optional(),
+    duration_ms: z.number().int().nonnegative().optional(),
+  }),
+  'approval.requested': z.strictObject({
+    run_id: RunId,
+    approval_id: z.uuid(),
+    tool: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    prompt: z.string(),
+    expires_at: z.iso.datetime({ offset: true }),
+    timeout_s: z.number().int().positive(),
+  }),
+  'approval.resolved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']) }),
+  'assistant.message': z.strictObject({
+    run_id: RunId,
+    text: z.string(),
+    cancelled: z.literal(true).optional(),
+    error: z.strictObject({ code: z.string(), detail: z.string() }).optional(),
+  }),
+  'run.finished': z.strictObject({
+    run_id: RunId,
+    status: z.enum(['done', 'paused', 'failed', 'cancelled']),
+    turns: z.number().int().nonnegative(),
+    duration_ms: z.number().int().nonnegative(),
+    stop_reason: z.string().min(1),
+    error_code: z.string().nullable(),
+    error_detail: z.string().optional(),
+  }),
+} as const;
+
+export type EventKind = keyof typeof PAYLOADS;
+export const EVENT_KINDS = Object.keys(PAYLOADS) as EventKind[];
+export type Payload<K extends EventKind> = z.infer<(typeof PAYLOADS)[K]>;
+
+/** An event about to be committed: kind and payload, no seq yet. */
+export type EventDraft = { [K in EventKind]: { kind: K; payload: Payload<K> } }[EventKind];
+
+/** A committed ledger event. */
+export type LedgerEvent = EventDraft & { seq: number; conversation_id: string; run_id: string; created_at: string };
+
+/** A live-only answer token (never in the ledger, never moves a cursor). */
+export interface PartialEvent {
+  kind: 'partial';
+  payload: { run_id: string; token: string };
+}
+
+/** What a live subscriber receives: committed events and partial tokens, in order. */
+export type LiveEvent = LedgerEvent | PartialEvent;
+
+export type RunStatus = Payload<'run.finished'>['status'];
+
+export class LedgerPayloadError extends Error {
+  override readonly name = 'LedgerPayloadError';
+}
+
+/** Validates a draft against its kind's schema; throws LedgerPayloadError (nothing lands). */
+export function validateDraft(draft: { kind: string; payload: unknown }): EventDraft {
+  const schema = (PAYLOADS as Record<string, z.ZodType>)[draft.kind];
+  if (!schema) throw new LedgerPayloadError(`unknown event kind "${draft.kind}"`);
+  const result = schema.safeParse(draft.payload);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new LedgerPayloadError(`${draft.kind}: ${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return { kind: draft.kind, payload: result.data } as EventDraft;
+}
+
+export function isCommitted(event: LiveEvent): event is LedgerEvent {
+  return event.kind !== 'partial';
+}

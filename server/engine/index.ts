@@ -1,0 +1,16 @@
+/**
+ * The engine's public API: transport-free turns, the event ledger and its vocabulary.
+ * Imports nothing of server/gradio or Fastify.
+ * @module
+ */
+export { createEngine, type Engine, type EngineOptions, type RunHandle } from './engine.ts';
+export { EVENT_KINDS, PAYLOADS, LedgerPayloadError, validateDraft, isCommitted } from './events.ts';
+export type { EventDraft, EventKind, LedgerEvent, LiveEvent, PartialEvent, Payload, RunStatus } from './events.ts';
+export type { Ledger, LedgerPage, CommitListener } from './ledger.ts';
+export { MemoryLedger } from './memory-ledger.ts';
+export { PgLedger } from './pg-ledger.ts';
+export { followLedger, type FollowOptions } from './follow.ts';
+export { RunHub } from './run-hub.ts';
+export { recoverOrphanedRuns, PROCESS_EXIT_DETAIL } from './recovery.ts';
+export { RunAbort, toTurnError } from './run-errors.ts';
+export type { FileRef, FileStorage, TurnAction, TurnInput, TurnUser } from './types.ts';

@@ -1,0 +1,38 @@
+/**
+ * The ledger interface: committed events per conversation with a gap-free seq. Two
+ * implementations (memory-ledger.ts, pg-ledger.ts) pass one contract suite
+ * (tests/unit/server/engine/ledger-contract.ts).
+ * @module
+ */
+import type { Queryable } from '../db/index.ts';
+import type { EventDraft, LedgerEvent } from './events.ts';
+
+export interface LedgerPage {
+  after: number;
+  limit: number;
+}
+
+/** Called after events of a conversation commit, with the newest seq (possibly another process's write). */
+export type CommitListener = (seq: number) => void;
+
+export interface Ledger {
+  /**
+   * Validates every draft, then commits them all or none, numbered after the conversation's head.
+   * `tx` joins the caller's transaction (PostgreSQL), so the events land with the state they describe.
+   */
+  append(conversationId: string, drafts: EventDraft[], options?: { tx?: Queryable }): Promise<LedgerEvent[]>;
+  /** Events with seq > after, oldest first, at most `limit`. */
+  read(conversationId: string, page: LedgerPage): Promise<LedgerEvent[]>;
+  /** Every event of one run, oldest first. */
+  readRun(conversationId: string, runId: string): Promise<LedgerEvent[]>;
+  /** The last committed seq (0 when empty). */
+  head(conversationId: string): Promise<number>;
+  /** Wakes `listener` on commits to the conversation; returns the unsubscribe. */
+  subscribe(conversationId: string, listener: CommitListener): () => void;
+  close(): Promise<void>;
+}
+
+/** Every draft must name a run (the column is derived from the payload). */
+export function runIdOf(draft: EventDraft): string {
+  return draft.payload.run_id;
+}

@@ -1,0 +1,144 @@
+/**
+ * Writes the conversation as it happens: the user message, tool cards, approval cards and the
+ * answer, in the shapes the UI renders (CONTRACTS.md §4). Answer text is kept in memory and
+ * written at segment ends (a tool call, a pause, the end, a cancel) and every few seconds, not
+ * per token. Writes that a ledger event describes take that event's transaction (`tx`), so the
+ * history and the ledger never disagree; a failure there fails the commit (the turn decides what
+ * to keep). Periodic answer flushes are not ledger events: while the database is away they keep
+ * the text in memory for the next write.
+ * @module
+ */
+import type { OpenedApproval } from '../chat/approvals.ts';
+import { isDatabaseUnavailable, type Queryable } from '../db/index.ts';
+import { appendMessage, findMessageByMetadata, updateMessage } from '../db/messages.ts';
+import type { ErrorCode } from '../errors.ts';
+import type { FileRef } from './types.ts';
+
+const FLUSH_EVERY_MS = 2_000;
+
+interface AnswerSegment {
+  /** Null until its row could be written. */
+  id: string | null;
+  text: string;
+  flushedAt: number;
+}
+
+export class Transcript {
+  readonly #db: Queryable;
+  readonly #conversationId: string;
+  readonly #toolMessageIds = new Map<string, string>();
+  #answer: AnswerSegment | null = null;
+
+  constructor(db: Queryable, conversationId: string) {
+    this.#db = db;
+    this.#conversationId = conversationId;
+  }
+
+  /** A copy of the current answer segment, to restore before a failed commit is retried. */
+  saveAnswer(): AnswerSegment | null {
+    return this.#answer && { ...this.#answer };
+  }
+
+  restoreAnswer(saved: AnswerSegment | null): void {
+    this.#answer = saved && { ...saved };
+  }
+
+  /** The answer text of the current segment (not yet ended). */
+  get answerText(): string {
+    return this.#answer?.text ?? '';
+  }
+
+  async user(text: string, files: FileRef[], tx: Queryable = this.#db): Promise<void> {
+    await appendMessage(tx, { conversationId: this.#conversationId, role: 'user', content: text, metadata: files.length ? { files } : {} });
+  }
+
+  async token(token: string): Promise<void> {
+    if (!this.#answer) {
+      this.#answer = { id: null, text: token, flushedAt: Date.now() };
+      return this.#tryFlush();
+    }
+    this.#answer.text += token;
+    if (Date.now() - this.#answer.flushedAt > FLUSH_EVERY_MS) await this.#tryFlush();
+  }
+
+  /** A periodic write: with the database away the text simply stays in memory for the next one. */
+  async #tryFlush(): Promise<void> {
+    try {
+      await this.#writeAnswer(this.#answer!, {}, this.#db);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      this.#answer!.flushedAt = Date.now();
+    }
+  }
+
+  async toolStart(tool: string, input: unknown, toolCallId: string, tx: Queryable = this.#db): Promise<void> {
+    await this.endAnswer({}, tx);
+    const row = await appendMessage(tx, {
+      conversationId: this.#conversationId,
+      role: 'assistant',
+      content: '',
+      metadata: { type: 'tool', tool, input, tool_call_id: toolCallId, status: 'running' },
+    });
+    this.#toolMessageIds.set(toolCallId, row.id);
+  }
+
+  async toolEnd(toolCallId: string, result: { output: unknown; durationMs: number } | { error: string; code?: ErrorCode }, tx: Queryable = this.#db): Promise<void> {
+    const id = this.#toolMessageIds.get(toolCallId) ?? (await this.#findCard('tool_call_id', toolCallId, tx));
+    const patch = 'error' in result
+      ? { status: 'error', error: result.error, ...(result.code ? { code: result.code } : {}) }
+      : { status: 'done', output: result.output, duration_ms: result.durationMs };
+    if (id) await updateMessage(tx, { id, metadataPatch: patch });
+  }
+
+  async approvalRequested(card: OpenedApproval, tx: Queryable = this.#db): Promise<void> {
+    await this.endAnswer({}, tx);
+    await appendMessage(tx, {
+      conversationId: this.#conversationId,
+      role: 'assistant',
+      content: '',
+      metadata: {
+        type: 'approval',
+        approval_id: card.approvalId,
+        tool: card.tool,
+        input: card.input,
+        prompt: card.prompt,
+        expires_at: card.expiresAt.toISOString(),
+        timeout_s: card.timeoutS,
+        status: 'pending',
+      },
+    });
+  }
+
+  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', tx: Queryable = this.#db): Promise<void> {
+    const id = await this.#findCard('approval_id', approvalId, tx);
+    if (id) await updateMessage(tx, { id, metadataPatch: { status } });
+  }
+
+  /** A card written by an earlier run (a resumed turn's tool, a paused turn's approval). */
+  async #findCard(key: string, value: string, tx: Queryable): Promise<string | undefined> {
+    return (await findMessageByMetadata(tx, { conversationId: this.#conversationId, key, value }))?.id;
+  }
+
+  /**
+   * Writes the current answer segment (with `extra` marks) and starts a new one at the next
+   * token. On failure the segment is kept, so a retry of the commit writes it whole.
+   */
+  async endAnswer(extra: Record<string, unknown> = {}, tx: Queryable = this.#db): Promise<void> {
+    const answer = this.#answer ?? (Object.keys(extra).length ? { id: null, text: '', flushedAt: 0 } : null);
+    if (!answer) return;
+    await this.#writeAnswer(answer, extra, tx);
+    this.#answer = null;
+  }
+
+  /** Inserts the segment's row on its first write, updates it after; the text is cumulative. */
+  async #writeAnswer(answer: AnswerSegment, extra: Record<string, unknown>, db: Queryable): Promise<void> {
+    const patch = Object.keys(extra).length ? extra : undefined;
+    if (answer.id === null) {
+      const row = await appendMessage(db, { conversationId: this.#conversationId, role: 'assistant', content: answer.text, metadata: { type: 'answer', ...patch } });
+      answer.id = row.id;
+    } else {
+      await updateMessage(db, { id: answer.id, content: answer.text, ...(patch ? { metadataPatch: patch } : {}) });
+    }
+    answer.flushedAt = Date.now();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The engine's inputs: a normalized turn (whatever transport it came over), the user it runs
+ * for, and the storage that says whether an attached file is one of ours.
+ * @module
+ */
+
+export type TurnAction = 'confirm' | 'deny';
+
+export interface FileRef {
+  path: string;
+  orig_name?: string;
+  size?: number;
+  mime_type?: string;
+  url?: string;
+}
+
+/** One submit, normalized by its transport adapter (Gradio /chat today). */
+export interface TurnInput {
+  text: string;
+  files: FileRef[];
+  conversationId: string | null;
+  action: TurnAction | null;
+  /** The client's idempotency key; the engine generates one when absent. */
+  requestId: string | null;
+  /** Which pending approval a confirm or deny decides; null: the only one pending. */
+  approvalId: string | null;
+}
+
+export interface TurnUser {
+  userId: string;
+  /** The user's token, forwarded to the backend API by the agent's tools. */
+  token: string;
+}
+
+/**
+ * Where uploaded files live. Transports store uploads their own way (Gradio: under its data dir,
+ * per owner); the engine only asks whether a reference is one this user may attach.
+ */
+export interface FileStorage {
+  /** The absolute path of a stored upload of this user, or null when `path` is not one of theirs. */
+  resolve(path: string, userId: string): Promise<string | null>;
+}

@@ -1,0 +1,27 @@
+/**
+ * The event routes' caller: the user token in `Authorization: Bearer`, and a conversation that
+ * is theirs (another user's is 404, as everywhere).
+ * @module
+ */
+import type { FastifyRequest } from 'fastify';
+import { bearerToken, isAuthError } from '../auth/index.ts';
+import { getConversationForUser } from '../db/conversations.ts';
+import type { Pool } from '../db/index.ts';
+import { AirlockError } from '../errors.ts';
+
+export type VerifyUser = (token: string) => Promise<{ userId: string }>;
+
+export async function ownConversation(request: FastifyRequest, deps: { pool: Pool; verifyUser: VerifyUser }, conversationId: string): Promise<string> {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw new AirlockError('UNAUTHORIZED', 'A valid user token is required.');
+  let userId: string;
+  try {
+    userId = (await deps.verifyUser(token)).userId;
+  } catch (error) {
+    if (!isAuthError(error)) throw error;
+    throw new AirlockError('UNAUTHORIZED', 'A valid user token is required.', { cause: error });
+  }
+  const conversation = await getConversationForUser(deps.pool, { userId, id: conversationId });
+  if (!conversation) throw new AirlockError('NOT_FOUND', 'No such conversation.');
+  return userId;
+}

@@ -1,0 +1,31 @@
+/**
+ * `GET /api/agent/v1/capabilities`: clients ask instead of guessing from versions. Additive only.
+ * @module
+ */
+import { createRequire } from 'node:module';
+import { EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX } from './schemas.ts';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+export function capabilities(settings: { heartbeatMs: number; drainRetryAfterMs: number }) {
+  return {
+    apiVersion: 'v1',
+    serviceVersion: `airlock/${version}`,
+    features: {
+      'events.page': true,
+      'events.stream': true,
+      'events.resume': true,
+      partials: true,
+      drain: true,
+      'chat.request_id': true,
+      'runs.cancel': true,
+      approvals: true,
+    },
+    limits: {
+      eventsPageDefault: EVENTS_PAGE_DEFAULT,
+      eventsPageMax: EVENTS_PAGE_MAX,
+      heartbeatMs: settings.heartbeatMs,
+      drainRetryAfterMs: settings.drainRetryAfterMs,
+    },
+  };
+}

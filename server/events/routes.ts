@@ -1,0 +1,89 @@
+/**
+ * The conversation event routes of the gateway role (only it sees partial tokens):
+ *   GET /api/agent/conversations/:id/events?after=&limit=      a page of committed events
+ *   GET /api/agent/conversations/:id/events/stream?after=      SSE, resumable by Last-Event-ID
+ *   GET /api/agent/v1/capabilities                             public: what this server offers
+ * On close every open stream gets its remaining events, then `event: drain`.
+ * @module
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { parseInput } from '../api/validate.ts';
+import type { Pool } from '../db/index.ts';
+import type { Engine, Ledger } from '../engine/index.ts';
+import { ownConversation, type VerifyUser } from './auth.ts';
+import { capabilities } from './capabilities.ts';
+import { EventStream } from './event-stream.ts';
+import { ConversationParams, EventsPageQuery, EventsStreamQuery } from './schemas.ts';
+import { resumeCursor } from './sse-format.ts';
+
+export interface EventRoutesOptions {
+  pool: Pool;
+  ledger: Ledger;
+  engine: Engine;
+  verifyUser: VerifyUser;
+  heartbeatMs: number;
+  drainRetryAfterMs: number;
+}
+
+export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, options) => {
+  const open = new Set<{ stream: EventStream; done: Promise<void> }>();
+
+  app.addHook('preClose', async () => {
+    for (const s of open) s.stream.drain(options.drainRetryAfterMs);
+    await Promise.race([Promise.allSettled([...open].map((s) => s.done)), new Promise((r) => setTimeout(r, 5_000).unref())]);
+  });
+
+  app.get('/api/agent/v1/capabilities', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return capabilities({ heartbeatMs: options.heartbeatMs, drainRetryAfterMs: options.drainRetryAfterMs });
+  });
+
+  app.get('/api/agent/conversations/:id/events', async (request, reply) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    const { after, limit } = parseInput(EventsPageQuery, request.query, 'query');
+    await ownConversation(request, options, id);
+    const rows = await options.ledger.read(id, { after, limit: limit + 1 });
+    const events = rows.slice(0, limit).map(({ seq, kind, payload, created_at }) => ({ seq, kind, payload, created_at }));
+    reply.header('cache-control', 'no-store');
+    return { events, next_after: events.at(-1)?.seq ?? after, has_more: rows.length > limit };
+  });
+
+  app.get('/api/agent/conversations/:id/events/stream', async (request, reply) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    const query = parseInput(EventsStreamQuery, request.query, 'query');
+    await ownConversation(request, options, id);
+    const after = resumeCursor({ lastEventId: request.headers['last-event-id'], after: query.after });
+
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // nginx: pass frames through as they come
+    });
+    res.write(': open\n\n');
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    const stream = new EventStream({
+      ledger: options.ledger,
+      conversationId: id,
+      after,
+      partials: query.partials,
+      liveRun: () => options.engine.liveRun(id),
+      heartbeatMs: options.heartbeatMs,
+      write: (chunk) => void (res.writableEnded || res.write(chunk)),
+      signal: gone.signal,
+    });
+    const entry = { stream, done: stream.run() };
+    open.add(entry);
+    try {
+      await entry.done;
+    } catch (error) {
+      request.log.warn({ err: error, conversationId: id }, 'event stream failed');
+    } finally {
+      open.delete(entry);
+      res.end();
+    }
+  });
+};
