@@ -93,9 +93,12 @@ describe('fuzz: /chat never ends in INTERNAL nor hangs', () => {
           const done = frames.find((f) => f.msg === 'process_completed');
           if (!done) return void failures.push(`no completion: ${label}`);
           const last = done.output?.data?.[0];
-          const code = last?.metadata?.type === 'error' ? String(last.metadata.code) : done.success ? 'ok' : `failed: ${done.output?.error ?? ''}`;
+          // An error ends the event with success:false and "CODE: detail" (Gradio clients raise on it);
+          // a taxonomy code other than INTERNAL is a clean refusal, anything else a failure.
+          const failedCode = /^([A-Z][A-Z_]+):/.exec(String(done.output?.error ?? ''))?.[1];
+          const code = last?.metadata?.type === 'error' ? String(last.metadata.code) : done.success ? 'ok' : failedCode ?? `failed: ${done.output?.error ?? ''}`;
           codes.set(code, (codes.get(code) ?? 0) + 1);
-          if (code === 'INTERNAL' || !done.success) failures.push(`${code}: ${label}`);
+          if (code === 'INTERNAL' || code.startsWith('failed')) failures.push(`${code}: ${label}`);
         } catch (error) {
           failures.push(`HANG ${(error as Error).message}: ${label}`);
         }
