@@ -56,8 +56,9 @@ describe('embedded database restart', () => {
     table.record({ fault: 'kill -9 embedded postmaster', outcome: `restarted by the app, logins after ${Date.now() - killedAt} ms`, lost });
     expect(lost).toBe(0);
     expect(await postmasterPidOf(dataDir)).not.toBe(first);
-    expect(main.output()).toMatch(/the embedded database \(pid \d+\) stopped unexpectedly; starting it again/);
-    expect(main.output()).toMatch(/the embedded database is running again \(pid \d+\)/);
+    // The child's report may reach our pipe a moment after the login it made possible.
+    await expect.poll(() => main.output(), { timeout: 10_000 }).toMatch(/the embedded database \(pid \d+\) stopped unexpectedly; starting it again/);
+    await expect.poll(() => main.output(), { timeout: 10_000 }).toMatch(/the embedded database is running again \(pid \d+\)/);
 
     // 2. A clean stop still takes the restarted database down.
     const second = await postmasterPidOf(dataDir);
