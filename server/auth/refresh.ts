@@ -44,7 +44,6 @@ export async function issueRefreshToken(db: AuthDb, input: { userId: string; ttl
      VALUES ($1, $1, $2, $3, now() + make_interval(secs => $4)) RETURNING expires_at`,
     [t.id, input.userId, hash(t.secret), input.ttlS],
   );
-  await db.query("DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'");
   return { token: t.token, expiresAt: rows[0]!.expires_at };
 }
 
