@@ -15,11 +15,12 @@ import type { UserRole } from './rbac.ts';
 export interface IssuedRefresh {
   token: string;
   expiresAt: Date;
+  /** The session: every token rotated from one login shares it (access tokens carry it as `sid`). */
+  familyId: string;
 }
 
 export interface RefreshedSession extends IssuedRefresh {
   user: { id: string; username: string; role: UserRole };
-  familyId: string;
 }
 
 const hash = (secret: string) => createHash('sha256').update(secret).digest('hex');
@@ -44,7 +45,7 @@ export async function issueRefreshToken(db: AuthDb, input: { userId: string; ttl
      VALUES ($1, $1, $2, $3, now() + make_interval(secs => $4)) RETURNING expires_at`,
     [t.id, input.userId, hash(t.secret), input.ttlS],
   );
-  return { token: t.token, expiresAt: rows[0]!.expires_at };
+  return { token: t.token, expiresAt: rows[0]!.expires_at, familyId: t.id };
 }
 
 interface Row {

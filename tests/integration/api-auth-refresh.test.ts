@@ -114,6 +114,23 @@ describe('POST /api/auth/refresh', () => {
     expect(res.body.error.details).toEqual({ session: 'ended' });
   });
 
+  it('signing out ends every tab\'s access token of that session at once; other sessions and bearer logins live on', async () => {
+    const { res: tabA, cookie } = await browserLogin('viewer');
+    const tabB = await refresh(cookie); // a second tab's token, same session
+    const other = await browserLogin('viewer'); // another browser
+    const bearer = await api.login('viewer');
+    expect(decodeJwt(tabB.body.access_token).sid).toBe(decodeJwt(tabA.body.access_token).sid);
+    const out = await api.request('POST', '/api/auth/logout', {
+      token: tabA.body.access_token,
+      headers: { cookie: `airlock_refresh=${refreshCookie(tabB)!.value}`, origin },
+    });
+    expect(out.status).toBe(204);
+    const me = (token: string) => api.request('GET', '/api/auth/me', { token });
+    expect((await me(tabB.body.access_token)).status).toBe(401);
+    expect((await me(other.res.body.access_token)).status).toBe(200);
+    expect((await me(bearer)).status).toBe(200);
+  });
+
   it('ATTACK: a replayed (spent) refresh token is refused and revokes the whole session', async () => {
     const { cookie: stolen } = await browserLogin();
     const first = await refresh(stolen);

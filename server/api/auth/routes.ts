@@ -42,8 +42,9 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
       // A browser session's access token is short-lived (the cookie renews it); API and Gradio
       // clients keep the full-lifetime bearer token they always had.
       const ttlS = body.cookie ? config.jwt.sessionAccessTtlS : config.jwt.userTokenTtlS;
-      const issued = await signUserToken(keys, { issuer: config.jwt.issuer, ttlS, user });
-      if (body.cookie) setRefreshCookie(request, reply, await issueRefreshToken(pool, { userId: user.id, ttlS: config.jwt.userTokenTtlS }));
+      const session = body.cookie ? await issueRefreshToken(pool, { userId: user.id, ttlS: config.jwt.userTokenTtlS }) : null;
+      const issued = await signUserToken(keys, { issuer: config.jwt.issuer, ttlS, user, sessionId: session?.familyId });
+      if (session) setRefreshCookie(request, reply, session);
       reply.header('cache-control', 'no-store');
       return {
         access_token: issued.token,
@@ -67,7 +68,12 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
     try {
       const session = await rotateRefreshToken(pool, request.cookies[REFRESH_COOKIE]);
       setRefreshCookie(request, reply, session);
-      const issued = await signUserToken(keys, { issuer: config.jwt.issuer, ttlS: config.jwt.sessionAccessTtlS, user: session.user });
+      const issued = await signUserToken(keys, {
+        issuer: config.jwt.issuer,
+        ttlS: config.jwt.sessionAccessTtlS,
+        user: session.user,
+        sessionId: session.familyId,
+      });
       return { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn, user: session.user };
     } catch (error) {
       if (!isAuthError(error)) throw error;
