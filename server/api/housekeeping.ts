@@ -1,6 +1,6 @@
 /**
- * Prunes rows that only matter for a while: revoked tokens past their expiry, stale failed-login
- * counters, idempotency results older than any retry. Runs at start and hourly; the timer does not
+ * Prunes rows that only matter for a while: revoked tokens and browser sessions past their expiry,
+ * stale failed-login counters, idempotency results older than any retry. Runs at start and hourly; the timer does not
  * keep the process alive and stops when the app closes.
  * @module
  */
@@ -12,6 +12,8 @@ export const IDEMPOTENCY_RETENTION_DAYS = 7;
 
 export async function pruneExpired(q: Queryable): Promise<void> {
   await q.query('DELETE FROM revoked_tokens WHERE expires_at < now()');
+  // An expired refresh token is refused by its expiry anyway; its row serves no replay check.
+  await q.query('DELETE FROM refresh_tokens WHERE expires_at < now()');
   await q.query(
     "DELETE FROM login_attempts WHERE first_failure_at < now() - interval '1 day' AND (locked_until IS NULL OR locked_until < now())",
   );

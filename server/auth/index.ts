@@ -19,6 +19,7 @@ export {
   type VerifiedService,
 } from './verify.ts';
 export { revokeToken, isTokenRevoked } from './revocation.ts';
+export { issueRefreshToken, rotateRefreshToken, revokeRefreshToken, parseRefreshToken, type IssuedRefresh, type RefreshedSession } from './refresh.ts';
 export { hashPassword, verifyPassword } from './password.ts';
 export { roleAllows, permissionsForRole, isUserRole, USER_ROLES, PERMISSIONS, type UserRole, type Permission } from './rbac.ts';
 export { authenticateUser, checkClientCredentials } from './login.ts';

@@ -16,14 +16,18 @@ export interface TokenSubject {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The current user row behind `sub` and the revocation of `jti`. */
-export async function loadTokenSubject(db: AuthDb, input: { userId: string; jti: string }): Promise<TokenSubject> {
+/** The current user row behind `sub` and the revocation of `jti` (or of its browser session `sid`). */
+export async function loadTokenSubject(db: AuthDb, input: { userId: string; jti: string; sessionId?: string }): Promise<TokenSubject> {
   // A `sub` that is not a uuid names no user; checked here so PostgreSQL never sees it as one.
   const userId = UUID.test(input.userId) ? input.userId : null;
+  const sessionId = input.sessionId && UUID.test(input.sessionId) ? input.sessionId : null;
   const { rows } = await db.query<{ username: string | null; role: UserRole | null; revoked: boolean }>(
-    `SELECT u.username, u.role, EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2) AS revoked
+    `SELECT u.username, u.role,
+            EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2)
+            OR ($3::uuid IS NOT NULL AND EXISTS (
+                 SELECT 1 FROM refresh_tokens WHERE family_id = $3::uuid AND revoked_at IS NOT NULL)) AS revoked
        FROM (SELECT 1) AS one LEFT JOIN users u ON u.id = $1::uuid`,
-    [userId, input.jti],
+    [userId, input.jti, sessionId],
   );
   const row = rows[0];
   return {

@@ -43,17 +43,20 @@ async function sign(
   return { token, jti, expiresIn: input.ttlS, exp };
 }
 
-/** A user access token: sub = user id, plus username and role. */
+/**
+ * A user access token: sub = user id, plus username and role; `sid` names the browser session
+ * (refresh family) it was issued for, so that signing out ends every tab's token at once.
+ */
 export function signUserToken(
   keys: KeyStore,
-  input: { issuer: string; ttlS: number; user: { id: string; username: string; role: UserRole } },
+  input: { issuer: string; ttlS: number; user: { id: string; username: string; role: UserRole }; sessionId?: string },
 ): Promise<IssuedToken> {
   return sign(keys, {
     kind: 'user',
     issuer: input.issuer,
     subject: input.user.id,
     ttlS: input.ttlS,
-    claims: { username: input.user.username, role: input.user.role },
+    claims: { username: input.user.username, role: input.user.role, ...(input.sessionId ? { sid: input.sessionId } : {}) },
   });
 }
 

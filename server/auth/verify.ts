@@ -31,6 +31,8 @@ export interface VerifiedUser {
   jti: string;
   /** Seconds since the epoch. */
   exp: number;
+  /** The browser session (refresh family) a cookie-session token belongs to. */
+  sessionId?: string;
 }
 
 export interface VerifiedService {
@@ -97,11 +99,12 @@ export function createUserTokenVerifier({ pool, config }: { pool: AuthPool; conf
       if (!isUserRole(payload.role) || typeof payload.username !== 'string') {
         throw new AuthError('TOKEN_INVALID', 'Malformed token claims.');
       }
-      user = { userId: payload.sub, username: payload.username, role: payload.role, jti: payload.jti, exp: payload.exp };
+      const sessionId = typeof payload.sid === 'string' ? payload.sid : undefined;
+      user = { userId: payload.sub, username: payload.username, role: payload.role, jti: payload.jti, exp: payload.exp, sessionId };
       verified.set(token, user, user.exp);
     }
     // Never cached: a logout, demotion or deletion must take effect on the next request, on every replica.
-    const subject = await loadTokenSubject(pool, { userId: user.userId, jti: user.jti });
+    const subject = await loadTokenSubject(pool, { userId: user.userId, jti: user.jti, sessionId: user.sessionId });
     if (subject.revoked) throw new AuthError('TOKEN_REVOKED', 'The token was revoked.');
     if (!subject.user) throw new AuthError('TOKEN_INVALID', 'The user does not exist.');
     return { ...user, username: subject.user.username, role: subject.user.role };

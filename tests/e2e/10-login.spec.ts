@@ -33,12 +33,8 @@ test.describe('login', () => {
     const here = new URL(page.url()).pathname;
     await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
 
-    // The token goes bad (revoked, expired): the next call answers 401.
-    await page.evaluate(() => {
-      const saved = JSON.parse(sessionStorage.getItem('airlock.session')!);
-      saved.token = 'not-a-valid-token';
-      sessionStorage.setItem('airlock.session', JSON.stringify(saved));
-    });
+    // The session ends (its cookie expired): the reload cannot renew the in-memory token.
+    await page.context().clearCookies();
     await page.reload();
     await expect(page).toHaveURL(new RegExp(`/login\\?expired=1&next=${encodeURIComponent(here)}`));
     await expect(page.getByRole('status')).toContainText('Your session ended');

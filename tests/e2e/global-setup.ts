@@ -3,7 +3,8 @@
  * `vite build`; this builds nothing. Two deployments share one database (a fresh schema of
  * DATABASE_URL, or an embedded PostgreSQL):
  * - main: the defaults a user gets, with a quick offline model;
- * - expiry: APPROVAL_TIMEOUT_S=8, for the approval-expiry journey.
+ * - expiry: APPROVAL_TIMEOUT_S=8, for the approval-expiry journey, and SESSION_ACCESS_TTL_S=5 for
+ *   the silent renewal of browser access tokens.
  * The main deployment also loads the real MCP filesystem server (stdio) on a notes folder through a
  * TOOLS_FILE, as "Bring your own tools" in the README shows.
  */
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPool, startEmbeddedPostgres } from '../../server/db/index.ts';
 import { freePort, startNginx } from '../helpers/nginx.ts';
-import { startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
+import { EXPIRY_ACCESS_TTL_S, startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
 
 function withSearchPath(url: string, schema: string): string {
   const u = new URL(url);
@@ -71,7 +72,12 @@ export default async function globalSetup() {
   const mainPort = await freePort();
   const main = await startProduct(mainPort, { ...common, DATA_DIR: join(dir, 'main'), TOOLS_FILE: toolsFile }, join(logDir, 'main.log'));
   const expiryPort = await freePort();
-  const expiry = await startProduct(expiryPort, { ...common, DATA_DIR: join(dir, 'expiry'), APPROVAL_TIMEOUT_S: '8' }, join(logDir, 'expiry.log'));
+  // Its in-memory access tokens live 5 s, so every journey on it renews them from the refresh cookie.
+  const expiry = await startProduct(
+    expiryPort,
+    { ...common, DATA_DIR: join(dir, 'expiry'), APPROVAL_TIMEOUT_S: '8', SESSION_ACCESS_TTL_S: String(EXPIRY_ACCESS_TTL_S) },
+    join(logDir, 'expiry.log'),
+  );
   const nginxMain = await startNginx({ upstream: mainPort });
   const nginxExpiry = await startNginx({ upstream: expiryPort });
 

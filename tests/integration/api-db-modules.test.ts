@@ -153,7 +153,7 @@ describe('leases', () => {
 });
 
 describe('housekeeping', () => {
-  it('prunes expired revocations, stale login counters and old idempotency results only', async () => {
+  it('prunes expired revocations and browser sessions, stale login counters and old idempotency results only', async () => {
     const { pruneExpired } = await import('../../server/api/housekeeping.ts');
     await db.pool.query(`INSERT INTO revoked_tokens (jti, expires_at) VALUES ('old', now() - interval '1 minute'), ('live', now() + interval '1 hour')`);
     await db.pool.query(`INSERT INTO login_attempts (key, failures, first_failure_at) VALUES ('stale', 3, now() - interval '2 days'), ('fresh', 3, now())`);
@@ -163,10 +163,17 @@ describe('housekeeping', () => {
       [userId],
     );
     await db.pool.query(`UPDATE idempotency_keys SET created_at = now() - interval '8 days' WHERE key = 'old'`);
+    await db.pool.query(
+      `INSERT INTO refresh_tokens (id, family_id, user_id, secret_hash, expires_at)
+       VALUES ('00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000001', $1, 'h', now() - interval '1 minute'),
+              ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000002', $1, 'h', now() + interval '1 hour')`,
+      [userId],
+    );
     await pruneExpired(db.pool);
     const keys = async (sql: string) => (await db.pool.query(sql)).rows.map((r) => r.k).sort();
     expect(await keys('SELECT jti AS k FROM revoked_tokens')).toEqual(['live']);
     expect(await keys('SELECT key AS k FROM login_attempts')).toEqual(['fresh']);
     expect(await keys('SELECT key AS k FROM idempotency_keys')).toEqual(['new']);
+    expect(await keys('SELECT id::text AS k FROM refresh_tokens')).toEqual(['00000000-0000-4000-8000-000000000002']);
   });
 });

@@ -1,14 +1,19 @@
 /**
- * /api/auth: login (user JWT), me, logout (revokes the jti), JWKS, service tokens for the gateway.
+ * /api/auth: login (user JWT), refresh (browser sessions), me, logout (revokes the jti and the
+ * cookie session), JWKS, service tokens for the gateway.
  * @module
  */
+import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import {
   authenticateUser,
   checkClientCredentials,
   isAuthError,
+  issueRefreshToken,
   permissionsForRole,
+  revokeRefreshToken,
   revokeToken,
+  rotateRefreshToken,
   signServiceToken,
   signUserToken,
 } from '../../auth/index.ts';
@@ -18,6 +23,7 @@ import { requestUser, requireUser } from '../identity.ts';
 import { createRateLimiter } from '../rate-limit.ts';
 import { parseInput } from '../validate.ts';
 import { LoginBody, ServiceTokenBody } from './schemas.ts';
+import { clearRefreshCookie, REFRESH_COOKIE, requireSameOrigin, setRefreshCookie } from './session-cookie.ts';
 
 /** The gateway asks for a service token about once per SERVICE_TOKEN_TTL_S; this is plenty. */
 export const SERVICE_TOKEN_RATE = { limit: 30, windowMs: 60_000 };
@@ -25,12 +31,20 @@ export const SERVICE_TOKEN_RATE = { limit: 30, windowMs: 60_000 };
 export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {
   const { config, pool, keys } = ctx;
   const serviceTokenLimiter = createRateLimiter(SERVICE_TOKEN_RATE);
+  // Scoped to /api/auth: no other route reads cookies (the cookie's path keeps it from them anyway).
+  await app.register(cookie);
 
   app.post('/login', async (request, reply) => {
     const body = parseInput(LoginBody, request.body, 'body');
+    if (body.cookie) requireSameOrigin(request, config);
     try {
-      const user = await authenticateUser(pool, { ...body, address: request.ip });
-      const issued = await signUserToken(keys, { issuer: config.jwt.issuer, ttlS: config.jwt.userTokenTtlS, user });
+      const user = await authenticateUser(pool, { username: body.username, password: body.password, address: request.ip });
+      // A browser session's access token is short-lived (the cookie renews it); API and Gradio
+      // clients keep the full-lifetime bearer token they always had.
+      const ttlS = body.cookie ? config.jwt.sessionAccessTtlS : config.jwt.userTokenTtlS;
+      const session = body.cookie ? await issueRefreshToken(pool, { userId: user.id, ttlS: config.jwt.userTokenTtlS }) : null;
+      const issued = await signUserToken(keys, { issuer: config.jwt.issuer, ttlS, user, sessionId: session?.familyId });
+      if (session) setRefreshCookie(request, reply, session);
       reply.header('cache-control', 'no-store');
       return {
         access_token: issued.token,
@@ -48,6 +62,29 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
     }
   });
 
+  app.post('/refresh', async (request, reply) => {
+    requireSameOrigin(request, config);
+    reply.header('cache-control', 'no-store');
+    try {
+      const session = await rotateRefreshToken(pool, request.cookies[REFRESH_COOKIE]);
+      setRefreshCookie(request, reply, session);
+      const issued = await signUserToken(keys, {
+        issuer: config.jwt.issuer,
+        ttlS: config.jwt.sessionAccessTtlS,
+        user: session.user,
+        sessionId: session.familyId,
+      });
+      return { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn, user: session.user };
+    } catch (error) {
+      if (!isAuthError(error)) throw error;
+      clearRefreshCookie(request, reply);
+      const signedIn = request.cookies[REFRESH_COOKIE] !== undefined;
+      throw new AirlockError('UNAUTHORIZED', signedIn ? `No session: ${error.message}` : 'No session: sign in first.', {
+        details: { session: signedIn ? 'ended' : 'none' },
+      });
+    }
+  });
+
   app.get('/me', { onRequest: requireUser(ctx) }, async (request) => {
     const user = requestUser(request);
     return { id: user.userId, username: user.username, role: user.role, permissions: permissionsForRole(user.role) };
@@ -56,6 +93,10 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
   app.post('/logout', { onRequest: requireUser(ctx) }, async (request, reply) => {
     const user = requestUser(request);
     await revokeToken(pool, { jti: user.jti, expiresAt: new Date(user.exp * 1000) });
+    if (request.cookies[REFRESH_COOKIE] !== undefined) {
+      await revokeRefreshToken(pool, request.cookies[REFRESH_COOKIE]);
+      clearRefreshCookie(request, reply);
+    }
     return reply.status(204).send();
   });
 

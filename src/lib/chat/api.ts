@@ -9,9 +9,11 @@ import { readSse, type SseFrame } from './event-stream.ts';
 import type { ActiveState, Conversation, StoredMessage, User } from './types.ts';
 
 export interface ApiOptions {
-  /** The bearer token, read on every call so a new login takes effect at once. */
-  token: () => string | null;
-  /** Called once per 401, before the ApiError is thrown. */
+  /** The bearer token, read on every call so a new login (or a renewed token) takes effect at once. */
+  token: () => string | null | Promise<string | null>;
+  /** A 401 first asks for a new token here (the refresh cookie) and retries once with it. */
+  renew?: () => Promise<string | null>;
+  /** Called once per 401 that renewing did not cure, before the ApiError is thrown. */
   onUnauthorized?: () => void;
   /** Called on an outage (server unreachable, or 502/503/504): the session stays, the connection shows it. */
   onOutage?: (reason: 'unreachable' | 'unavailable') => void;
@@ -31,10 +33,13 @@ export interface LoginResult {
 }
 
 /** Creates the REST client; every method throws `ApiError` on failure. */
-export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** Session routes: their 401 means "no session", never "your session just ended". */
+const SESSION_PATHS = new Set(['/api/auth/login', '/api/auth/refresh']);
+
+export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
+  async function call<T>(method: string, path: string, body?: unknown, renewed?: string): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    const t = token();
+    const t = renewed ?? (await token());
     if (t) headers.authorization = `Bearer ${t}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
@@ -49,7 +54,12 @@ export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalTh
     if (!response.ok) {
       const error = (json as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
       const code = response.status === 401 ? 'UNAUTHORIZED' : toErrorCode(error?.code ?? statusCode(response.status));
-      if (code === 'UNAUTHORIZED' && path !== '/api/auth/login') onUnauthorized?.();
+      if (code === 'UNAUTHORIZED' && t && renewed === undefined && renew && !SESSION_PATHS.has(path)) {
+        // The access token died early (revoked, or expired while the tab slept): one renewal, one retry.
+        const next = await renew();
+        if (next) return call<T>(method, path, body, next);
+      }
+      if (code === 'UNAUTHORIZED' && !SESSION_PATHS.has(path)) onUnauthorized?.();
       if (code === 'SERVICE_UNAVAILABLE') onOutage?.('unavailable');
       if (code === 'GRADIO_UNREACHABLE') onOutage?.('unreachable');
       throw new ApiError(code, typeof error?.message === 'string' ? error.message : response.statusText, response.status, error?.details);
@@ -65,7 +75,10 @@ export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalTh
   const id = encodeURIComponent;
 
   return {
-    login: (username: string, password: string) => call<LoginResult>('POST', '/api/auth/login', { username, password }),
+    /** Browser sign-in: a short-lived access token here, the refresh cookie (httpOnly) for the session. */
+    login: (username: string, password: string) => call<LoginResult>('POST', '/api/auth/login', { username, password, cookie: true }),
+    /** A new access token from the refresh cookie (rotates it); UNAUTHORIZED when there is no session. */
+    refresh: () => call<LoginResult>('POST', '/api/auth/refresh'),
     logout: () => call<void>('POST', '/api/auth/logout'),
     me: () => call<User & { permissions: string[] }>('GET', '/api/auth/me'),
     listConversations: async (o: { q?: string; cursor?: string | null; limit?: number; archived?: boolean } = {}): Promise<Page<Conversation>> => {
@@ -84,7 +97,7 @@ export function createApi({ token, onUnauthorized, onOutage, fetch: f = globalTh
     },
     /** The conversation's event stream after `after` (SSE frames), until it ends or `signal` aborts. */
     events: async function* (cid: string, after: number, signal: AbortSignal): AsyncGenerator<SseFrame> {
-      const t = token();
+      const t = await token();
       const response = await f(`${base}/api/agent/conversations/${id(cid)}/events/stream?after=${after}`, {
         headers: { accept: 'text/event-stream', ...(t ? { authorization: `Bearer ${t}` } : {}) },
         signal,

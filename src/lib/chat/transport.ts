@@ -33,8 +33,11 @@ export interface ChatTransport {
   close(): void;
 }
 
+/** A fixed token, or where to get a fresh one before each request (browser sessions renew theirs). */
+export type TokenSource = string | (() => Promise<string | null>);
+
 /** Opens a transport for a user token; throws ApiError UNAUTHORIZED or GRADIO_UNREACHABLE. */
-export type ConnectTransport = (token: string) => Promise<ChatTransport>;
+export type ConnectTransport = (token: TokenSource) => Promise<ChatTransport>;
 
 export const GRADIO_PATH = '/api/agent/gradio';
 
@@ -58,7 +61,11 @@ export function codeFromStatus(status: { title?: unknown; message?: unknown; bro
 export const connectGradio: ConnectTransport = async (token) => {
   const { Client } = await import('@gradio/client');
   const base = `${location.origin}${GRADIO_PATH}`;
-  const headers = { Authorization: `Bearer ${token}` };
+  const current = async () => (typeof token === 'string' ? token : ((await token()) ?? ''));
+  const headers = { Authorization: `Bearer ${await current()}` };
+  // The client reads `options.headers` on every request, so renewing this one object's header
+  // before a submit, upload or probe renews every request that follows (short-lived tokens).
+  const renew = async () => void (headers.Authorization = `Bearer ${await current()}`);
   let client: InstanceType<typeof Client>;
   try {
     client = await Client.connect(base, { headers, events: ['data', 'status'], record_history: false });
@@ -72,13 +79,17 @@ export const connectGradio: ConnectTransport = async (token) => {
   return {
     info,
     submit(input) {
-      const submission = client.submit('/chat', {
-        message: { text: input.text, files: input.files },
-        conversation_id: input.conversationId,
-        action: input.action,
-        approval_id: input.approvalId ?? null,
-      });
+      let submission: ReturnType<typeof client.submit> | null = null;
+      let cancelled = false;
       async function* events(): AsyncGenerator<TransportEvent> {
+        await renew();
+        if (cancelled) return;
+        submission = client.submit('/chat', {
+          message: { text: input.text, files: input.files },
+          conversation_id: input.conversationId,
+          action: input.action,
+          approval_id: input.approvalId ?? null,
+        });
         let reported = false;
         for await (const event of submission) {
           if (event.type === 'data') {
@@ -101,10 +112,14 @@ export const connectGradio: ConnectTransport = async (token) => {
       const iterator = events();
       return {
         [Symbol.asyncIterator]: () => iterator,
-        cancel: () => submission.cancel(),
+        cancel: async () => {
+          cancelled = true; // a Stop before the submit went out sends nothing
+          await submission?.cancel();
+        },
       };
     },
     async upload(files) {
+      await renew();
       const root = String(config.root || base);
       const result = await client.upload_files(root, files);
       if (result.error || !result.files) {
@@ -119,6 +134,7 @@ export const connectGradio: ConnectTransport = async (token) => {
     },
     async probe() {
       try {
+        await renew();
         const response = await fetch(`${base}/config`, { headers, cache: 'no-store' });
         return response.ok;
       } catch {

@@ -36,13 +36,25 @@ export async function apiCall<T>(url: string, token: string, method: string, pat
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
-/** Puts a session into sessionStorage before the app loads, as the login page would. */
+/**
+ * Signs the browser in as the login page would (issue 8): a cookie login from the page's own
+ * origin stores the httpOnly refresh cookie in the page's context, and the "this browser has a
+ * session" flag is set once per tab, so the app signs itself in with a refresh on its first load.
+ * Returns a separate bearer login (full lifetime) for the test's own API calls.
+ */
 export async function signIn(page: Page, url: string, username: DemoUser, password: string): Promise<SignedIn> {
   const session = await apiLogin(url, username, password);
-  const saved = JSON.stringify({ token: session.token, user: session.user, expiresAt: Date.now() + 3_600_000 });
-  await page.addInitScript((value) => {
-    if (!sessionStorage.getItem('airlock.session')) sessionStorage.setItem('airlock.session', value);
-  }, saved);
+  const response = await page.context().request.post(`${url}/api/auth/login`, {
+    data: { username, password, cookie: true },
+    headers: { origin: new URL(url).origin },
+  });
+  if (!response.ok()) throw new Error(`cookie login ${username}: ${response.status()} ${await response.text()}`);
+  await page.addInitScript(() => {
+    // Once per tab: a later sign-out in this tab must stay signed out across navigations.
+    if (sessionStorage.getItem('e2e.flagged')) return;
+    sessionStorage.setItem('e2e.flagged', '1');
+    localStorage.setItem('airlock.signed-in', '1');
+  });
   return session;
 }
 

@@ -11,6 +11,9 @@ export interface NodeProcess {
   env: Record<string, string>;
 }
 
+/** The expiry deployment's browser access-token lifetime (SESSION_ACCESS_TTL_S), in seconds. */
+export const EXPIRY_ACCESS_TTL_S = 5;
+
 /** What the global setup hands to the tests (a JSON file named by E2E_STATE). */
 export interface E2EState {
   main: NodeProcess & { url: string };

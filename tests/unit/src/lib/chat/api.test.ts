@@ -42,6 +42,39 @@ describe('createApi', () => {
     expect(onUnauthorized).toHaveBeenCalledOnce();
   });
 
+  it('a 401 renews the token once and retries with it; only a second 401 (or no renewal) signs out', async () => {
+    const seen: (string | undefined)[] = [];
+    const statuses = [401, 200];
+    const fetch = vi.fn(async (_url: string, init?: RequestInit) => {
+      seen.push((init!.headers as Record<string, string>).authorization);
+      const status = statuses.shift() ?? 401;
+      return new Response(JSON.stringify(status === 200 ? { id: 'u1' } : { error: { code: 'UNAUTHORIZED', message: 'x' } }), { status });
+    }) as unknown as typeof globalThis.fetch;
+    const onUnauthorized = vi.fn();
+    const renew = vi.fn(async () => 'new');
+    const api = createApi({ token: async () => 'old', renew, onUnauthorized, fetch });
+    expect(await api.me()).toEqual({ id: 'u1' });
+    expect(seen).toEqual(['Bearer old', 'Bearer new']);
+    expect(onUnauthorized).not.toHaveBeenCalled();
+    await expect(api.me()).rejects.toMatchObject({ code: 'UNAUTHORIZED' }); // 401, renew, 401 again
+    expect(onUnauthorized).toHaveBeenCalledOnce();
+    expect(renew).toHaveBeenCalledTimes(2);
+    renew.mockResolvedValueOnce(null as never);
+    await expect(api.me()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(onUnauthorized).toHaveBeenCalledTimes(2);
+  });
+
+  it('login asks for a cookie session; a refused refresh is "no session", never onUnauthorized', async () => {
+    const fetch = respond(401, { error: { code: 'UNAUTHORIZED', message: 'No session' } });
+    const onUnauthorized = vi.fn();
+    const api = createApi({ token: () => null, onUnauthorized, renew: vi.fn(), fetch });
+    await expect(api.login('a', 'b')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(JSON.parse(fetch.mock.calls[0][1]!.body as string)).toEqual({ username: 'a', password: 'b', cookie: true });
+    await expect(api.refresh()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(fetch.mock.calls[1][0]).toBe('/api/auth/refresh');
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
   it('a body without a code maps by status; a network failure is status 0', async () => {
     await expect(createApi({ token: () => null, fetch: respond(404, { message: 'x' }) }).active('c')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;

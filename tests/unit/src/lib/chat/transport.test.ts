@@ -60,12 +60,42 @@ describe('connectGradio', () => {
     connect.mockResolvedValue({ config: {}, submit, close: vi.fn() });
     const transport = await connectGradio('tok');
     const run = transport.submit({ text: 'hello', files: [], conversationId: 'c1', action: null });
-    expect(submit).toHaveBeenCalledWith('/chat', { message: { text: 'hello', files: [] }, conversation_id: 'c1', action: null, approval_id: null });
     const seen = [];
     for await (const e of run) seen.push(e);
+    expect(submit).toHaveBeenCalledWith('/chat', { message: { text: 'hello', files: [] }, conversation_id: 'c1', action: null, approval_id: null });
     expect(seen).toEqual([{ type: 'message', message }]);
     await run.cancel();
     expect(submission.cancel).toHaveBeenCalledOnce();
+  });
+
+  it('with a token source, each submit, upload and probe first renews the one header object the client reads', async () => {
+    let n = 0;
+    const options: { headers?: Record<string, string> } = {};
+    const seenAtSubmit: string[] = [];
+    submit.mockImplementation(() => {
+      seenAtSubmit.push(options.headers!.Authorization!);
+      return fakeSubmission([{ type: 'status', stage: 'complete' }]);
+    });
+    connect.mockImplementation(async (_url: string, o: typeof options) => {
+      Object.assign(options, o);
+      return { config: {}, submit, close: vi.fn() };
+    });
+    const transport = await connectGradio(async () => `t${++n}`);
+    expect(options.headers!.Authorization).toBe('Bearer t1');
+    for await (const _ of transport.submit({ text: 'a', files: [], conversationId: 'c1', action: null }));
+    for await (const _ of transport.submit({ text: 'b', files: [], conversationId: 'c1', action: null }));
+    expect(seenAtSubmit).toEqual(['Bearer t2', 'Bearer t3']);
+  });
+
+  it('a Stop before the submit went out sends nothing', async () => {
+    connect.mockResolvedValue({ config: {}, submit, close: vi.fn() });
+    const transport = await connectGradio(async () => 'tok');
+    const run = transport.submit({ text: 'a', files: [], conversationId: 'c1', action: null });
+    await run.cancel();
+    const seen = [];
+    for await (const e of run) seen.push(e);
+    expect(seen).toEqual([]);
+    expect(submit).not.toHaveBeenCalled();
   });
 
   it('an error status ends the run with a taxonomy failure', async () => {
