@@ -100,7 +100,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
     endpoints: [
-      { ...chatEndpoint(guardChatErrors(handler, app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+      { ...chatEndpoint(guardChatErrors(handler, app.log)), concurrencyLimit: config.chatConcurrency, userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
     ],
     authenticate: createChatAuthenticator(verifyUser),
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
