@@ -130,7 +130,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       switch (event.type) {
         case 'token':
           inToolRound = false;
-          await transcript.token(event.token);
+          transcript.token(event.token);
           yield { kind: 'partial', payload: { run_id: runId, token: event.token } };
           break;
         case 'tool_start':
@@ -170,7 +170,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       return [...drafts, ...(await settle(tx, { status: 'done', stopReason: 'end_turn' }))];
     });
   } catch (error) {
-    const saved = transcript.saveAnswer();
+    const saved = await transcript.saveAnswer();
     let ending: LedgerEvent[];
     try {
       ending = await finishAfterError(error);
