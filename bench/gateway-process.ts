@@ -7,7 +7,9 @@ import { buildApp, localUrl } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
 import { openBenchDatabase } from './support.ts';
 import { startReference } from './reference.ts';
+import { traceSql } from './trace-sql.ts';
 
+if (process.env.BENCH_TRACE_SQL) traceSql();
 const PASSWORD = 'bench-password-1';
 const modelUrl = process.argv[2];
 const db = await openBenchDatabase();
