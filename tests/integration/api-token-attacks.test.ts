@@ -2,6 +2,7 @@
  * Token attack table: each forged, stale or misplaced token gets 401 UNAUTHORIZED, and the attempt
  * is audited when it reached a tool endpoint.
  */
+import { keyCipherFor } from '../../server/auth/index.ts';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,8 @@ beforeAll(async () => {
   user = await api.login('admin');
   service = await api.serviceToken();
   const { rows } = await api.db.pool.query('SELECT kid, public_jwk, private_jwk FROM signing_keys');
-  [kid, publicJwk, privateJwk] = [rows[0].kid, rows[0].public_jwk, rows[0].private_jwk];
+  // Stored sealed (encrypted at rest): the test opens it with the server's own key-encryption key.
+  [kid, publicJwk, privateJwk] = [rows[0].kid, rows[0].public_jwk, keyCipherFor(api.server.config).open(rows[0].private_jwk, rows[0].kid)];
   userId = (await api.request('GET', '/api/auth/me', { token: user })).body.id;
 });
 afterAll(() => api.close());

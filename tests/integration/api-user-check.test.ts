@@ -3,6 +3,7 @@
  * has now, and lives no longer than USER_TOKEN_TTL_S. Each attack uses a token signed with our real
  * key (so only these checks stand between it and access), on the api and on the Gradio gateway.
  */
+import { keyCipherFor } from '../../server/auth/index.ts';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/auth/index.ts';
@@ -63,7 +64,8 @@ beforeAll(async () => {
   service = (await call('POST', '/api/auth/service-token', {}, SERVICE)).body.access_token;
   await login('viewer'); // the signing key exists after the first token
   const { rows } = await db.pool.query('SELECT kid, private_jwk FROM signing_keys');
-  [kid, privateJwk] = [rows[0].kid, rows[0].private_jwk];
+  // Stored sealed (encrypted at rest): the test opens it with the server's own key-encryption key.
+  [kid, privateJwk] = [rows[0].kid, keyCipherFor(server.config).open(rows[0].private_jwk, rows[0].kid)];
 });
 afterAll(async () => {
   await server?.close();
