@@ -44,9 +44,11 @@ export async function startReference(modelBaseUrl: string, databaseUrl: string):
     let body = '';
     for await (const chunk of req) body += chunk;
     const thread = url.searchParams.get('thread') ?? randomUUID();
-    const input = url.searchParams.get('resume') ? new Command({ resume: 'confirm' }) : { messages: [new HumanMessage(body || 'hello')] };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const stream = await graph.stream(input, { configurable: { thread_id: thread }, streamMode: 'messages' });
+    const options = { configurable: { thread_id: thread }, streamMode: 'messages' as const };
+    const stream = url.searchParams.get('resume')
+      ? await graph.stream(new Command({ resume: 'confirm' }), options)
+      : await graph.stream({ messages: [new HumanMessage(body || 'hello')] }, options);
     for await (const [chunk] of stream) {
       const text = typeof chunk.content === 'string' ? chunk.content : '';
       if (text) res.write(`data: ${JSON.stringify({ msg: 'process_generating', output: { data: [text] } })}\n\n`);
