@@ -3,7 +3,8 @@
  * PostgresSaver -> raw SSE) in the same run, on the offline model in its own process and the
  * gateway in its own process. Every figure prints p50 and p99 and its ratio to the reference:
  *   submit -> first token, confirm -> first resumed token, per token in a burst (model delay 0),
- *   gateway CPU per token paced at 1 token/ms, bytes per token frame.
+ *   gateway CPU per token paced at 1 token/ms, bytes per token frame; and, independent of the
+ *   machine's load, the database queries the gateway process sends before the first token.
  *
  *   npm run bench -- chat            (BENCH_TURNS to tune, default 30)
  */
@@ -23,7 +24,7 @@ interface Timing {
 }
 
 /** The reference: POST, then raw frames; `paused` when the graph stopped at its gate. */
-async function viaReference(url: string, text: string, thread = '', resume = false): Promise<Timing & { paused: boolean }> {
+async function viaReference(url: string, text: string, thread = '', resume = false, onFirst?: () => Promise<void>): Promise<Timing & { paused: boolean }> {
   const start = performance.now();
   const res = await fetch(`${url}?thread=${thread}${resume ? '&resume=1' : ''}`, { method: 'POST', body: text });
   let first = 0;
@@ -33,15 +34,18 @@ async function viaReference(url: string, text: string, thread = '', resume = fal
   for await (const chunk of res.body!) {
     const now = performance.now();
     for (const line of decoder.decode(chunk, { stream: true }).split('\n')) {
-      if (line.includes('"process_generating"')) (tokens++, (first ||= now));
       if (line.includes('"paused":true')) paused = true;
+      if (!line.includes('"process_generating"')) continue;
+      if (!first && onFirst) await onFirst();
+      tokens++;
+      first ||= now;
     }
   }
   const end = performance.now();
   return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, paused };
 }
 
-async function viaChat(client: Client, text: string, conversationId = '', action = ''): Promise<Timing> {
+async function viaChat(client: Client, text: string, conversationId = '', action = '', onFirst?: () => Promise<void>): Promise<Timing> {
   const start = performance.now();
   let first = 0;
   let tokens = 0;
@@ -52,7 +56,7 @@ async function viaChat(client: Client, text: string, conversationId = '', action
     last = (event.data as unknown[])[0];
     if (last.metadata.type !== 'stream_token') continue;
     tokens++;
-    if (!first) first = performance.now();
+    if (!first) (first = performance.now()), await onFirst?.();
   }
   const end = performance.now();
   return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, last: structuredClone(last) };
@@ -88,9 +92,29 @@ async function burstAndApprovals() {
     const id = pause.last.metadata.conversation_id;
     chatResume.push((await viaChat(client, 'confirm', id, 'confirm')).ttftMs);
   }
+  // Load-independent: queries the gateway process sends from the submit to the first token
+  // (separate turns, so the IPC does not touch the timed ones). The count read at the first
+  // token also holds queries of the same turn still in flight (checkpoint writes), in both paths.
+  const queries = () => stack.gateway.ask<number>({ cmd: 'queries' }, 'queries');
+  const counted = async (turn: (onFirst: () => Promise<void>) => Promise<unknown>) => {
+    const before = await queries();
+    let atFirst = 0;
+    await turn(async () => void (atFirst = await queries()));
+    return atFirst - before;
+  };
+  const q = { chat: [] as number[], ref: [] as number[], chatResume: [] as number[], refResume: [] as number[] };
+  for (let i = 0; i < 5; i++) {
+    q.chat.push(await counted((f) => viaChat(client, PROMPT, '', '', f)));
+    q.ref.push(await counted((f) => viaReference(ref, PROMPT, '', false, f)));
+    const thread = `q${i}-${Date.now()}`;
+    await viaReference(ref, `deploy checkout-api 2.0.${i} to staging`, thread);
+    q.refResume.push(await counted((f) => viaReference(ref, '', thread, true, f)));
+    const pause = await viaChat(client, `deploy checkout-api 2.0.${i} to staging`);
+    q.chatResume.push(await counted((f) => viaChat(client, 'confirm', pause.last.metadata.conversation_id, 'confirm', f)));
+  }
   client.close();
   await stack.stop();
-  return { refRuns, chatRuns, refResume, chatResume };
+  return { refRuns, chatRuns, refResume, chatResume, q };
 }
 
 /** Paced at 1 token/ms: gateway-process CPU per token, /chat then the reference, and frame sizes. */
@@ -129,4 +153,6 @@ console.log(row('confirm -> first resumed token', 'ms', 1, a.chatResume, a.refRe
 console.log(row('per token, burst', 'µs', 1000, a.chatRuns.map((r) => r.perTokenMs), a.refRuns.map((r) => r.perTokenMs)));
 console.log(row('gateway CPU per token, paced 1/ms', 'µs', 1000, b.chatCpu, b.refCpu));
 console.log(row('bytes per token frame', 'B', 1000, b.chatBytes.map((x) => x / 1000), b.refBytes.map((x) => x / 1000)));
+console.log(row('queries, submit -> first token', 'count', 1, a.q.chat, a.q.ref));
+console.log(row('queries, confirm -> first resumed token', 'count', 1, a.q.chatResume, a.q.refResume));
 console.log(`tokens per answer: /chat ${p(a.chatRuns.map((r) => r.tokens), 50)}, reference ${p(a.refRuns.map((r) => r.tokens), 50)}`);

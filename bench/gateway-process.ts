@@ -1,15 +1,16 @@
 /**
  * The gateway (api + gateway roles) and the reference pipeline in one child process, both on the
  * model at argv[2], so the parent (the clients) is not counted in their CPU. Sends {base, ref,
- * token} when ready; answers {cpu} (process.cpuUsage() µs) and {rss} on request.
+ * token} when ready; answers {cpu} (process.cpuUsage() µs), {rss} and {queries} (sent so far).
  */
 import { buildApp, localUrl } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
 import { openBenchDatabase } from './support.ts';
 import { startReference } from './reference.ts';
-import { traceSql } from './trace-sql.ts';
+import { countQueries, traceSql } from './trace-sql.ts';
 
 if (process.env.BENCH_TRACE_SQL) traceSql();
+const queries = countQueries();
 const PASSWORD = 'bench-password-1';
 const modelUrl = process.argv[2];
 const db = await openBenchDatabase();
@@ -38,6 +39,7 @@ process.send!({ base: `${base}/api/agent/gradio`, ref: reference.url, token });
 process.on('message', (m: { cmd: string }) => {
   if (m.cmd === 'cpu') process.send!({ cpu: process.cpuUsage() });
   if (m.cmd === 'rss') process.send!({ rss: process.memoryUsage().rss });
+  if (m.cmd === 'queries') process.send!({ queries: queries() });
 });
 process.on('disconnect', async () => {
   await reference.close();

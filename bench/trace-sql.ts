@@ -24,3 +24,14 @@ export function traceSql(): void {
     return result;
   };
 }
+
+/** Counts the queries this process sends (every pg client: the pools, the checkpointer's). */
+export function countQueries(): () => number {
+  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  let count = 0;
+  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+    count++;
+    return original.apply(this, args);
+  };
+  return () => count;
+}
