@@ -4,6 +4,7 @@
  * @module
  */
 import type { EndpointDefinition } from '../gradio/index.ts';
+import { chatApprovalQuestion } from './chat-mcp.ts';
 import type { ChatIdentity } from './identity.ts';
 
 const FILE_DATA = { type: 'object', properties: { path: { type: 'string' }, orig_name: { type: 'string' } } };
@@ -39,6 +40,17 @@ export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler'
       { name: 'approval_id', label: 'Approval id (which approval a confirm or deny decides)', component: 'textbox', default: null, example: '' },
     ],
     outputs: [{ label: 'Response', component: 'json' }],
+    // The MCP tool `chat` (Gradio's MCP server): a plain-text message and the approval fields.
+    mcp: {
+      parameters: {
+        message: { type: 'string', description: 'Your message to the operations assistant ("confirm" or "deny" when deciding an approval).' },
+        conversation_id: { type: 'string', description: 'The conversation to continue (from an earlier result); omit to start a new one.' },
+        action: { type: 'string', enum: ['confirm', 'deny'], description: 'Decide a pending approval: confirm runs the action, deny refuses it.' },
+        approval_id: { type: 'string', description: 'Which pending approval the action decides (named in the result that asked for it).' },
+      },
+      // Clients with elicitation (on the /sse transport) are asked to confirm or deny at once.
+      elicit: (outputs) => chatApprovalQuestion(outputs),
+    },
     handler,
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable } from '../db/index.ts';
-import { AirlockError, isAirlockError } from '../errors.ts';
+import { AirlockError, ERROR_CODES, isAirlockError, type ErrorCode } from '../errors.ts';
 import { EndpointError, type EndpointDefinition, type EndpointRequest } from '../gradio/index.ts';
 
 /** Maps a thrown value to the taxonomy; `reference` correlates the log line (the event id). */
@@ -24,22 +24,40 @@ export function logChatError(log: FastifyBaseLogger, error: AirlockError, refere
 
 type Handler<I> = EndpointDefinition<I>['handler'];
 
+/** The `error` metadata of a yielded ChatMessage, if it is one. */
+function errorOf(value: unknown[]): { code: string; detail: string } | null {
+  const m = (value?.[0] as { metadata?: { type?: unknown; code?: unknown; detail?: unknown } } | undefined)?.metadata;
+  return m?.type === 'error' && typeof m.code === 'string' ? { code: m.code, detail: String(m.detail ?? '') } : null;
+}
+
 /**
- * Wraps a streaming handler so that a failure it did not turn into an `error` message itself
- * (one before its stream started, e.g. the conversation lookup with the database down) still
- * ends as an error completion titled with the taxonomy code, which clients read as the code.
+ * Wraps a streaming handler so that every failure ends the event as an error completion titled
+ * with the taxonomy code (Python's predict() raises, JS sees status `error`): a failure it did not
+ * turn into an `error` message itself (one before its stream started, e.g. the conversation
+ * lookup with the database down), and one it did, after that error ChatMessage has streamed (our
+ * UI reads the message; the completion's message is `CODE: detail`).
  */
 export function guardChatErrors<I>(handler: Handler<I>, log: FastifyBaseLogger): Handler<I> {
   return async function* guarded(request: EndpointRequest<I>) {
+    let failure: { code: string; detail: string } | null = null;
     try {
       const result = handler(request);
-      if (Symbol.asyncIterator in Object(result)) yield* result as AsyncIterable<unknown[]>;
-      else yield await (result as Promise<unknown[]>);
+      if (Symbol.asyncIterator in Object(result)) {
+        for await (const value of result as AsyncIterable<unknown[]>) {
+          failure = errorOf(value) ?? failure;
+          yield value;
+        }
+      } else yield await (result as Promise<unknown[]>);
     } catch (error) {
       if (request.signal.aborted) throw error;
       const airlockError = toChatError(error, request.eventId);
       logChatError(log, airlockError, request.eventId);
-      throw new EndpointError(airlockError.message, { title: airlockError.code, cause: error });
+      throw new EndpointError(airlockError.message, { title: airlockError.code, cause: error, status: airlockError.status });
+    }
+    if (failure && !request.signal.aborted) {
+      // /run answers with the code's HTTP status (a VALIDATION_ERROR is the caller's 400, not a 500).
+      const status = ERROR_CODES[failure.code as ErrorCode]?.status;
+      throw new EndpointError(`${failure.code}: ${failure.detail}`, { title: failure.code, status });
     }
   };
 }

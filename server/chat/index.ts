@@ -17,8 +17,10 @@ import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
+import { forGradioClients } from './gradio-view.ts';
 import { createChatHandler } from './chat-handler.ts';
 import { createCheckpointer } from './checkpointer.ts';
+import { gradioLogin } from './gradio-login.ts';
 import { chatOwnerKey, createChatAuthenticator } from './identity.ts';
 import { startMcpTools } from './mcp-tools.ts';
 import { PendingWrites } from './pending-writes.ts';
@@ -99,8 +101,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
+    // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.
+    ...gradioLogin({ pool, config, verify: verifyUser }),
     endpoints: [
-      { ...chatEndpoint(guardChatErrors(handler, app.log)), concurrencyLimit: config.chatConcurrency, userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+      { ...chatEndpoint(guardChatErrors(forGradioClients(handler), app.log)), concurrencyLimit: config.chatConcurrency, userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
     ],
     authenticate: createChatAuthenticator(verifyUser),
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
@@ -115,6 +119,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     bodyLimit: config.bodyMaxBytes,
     publicUrl: config.publicUrl,
     title: 'Airlock',
+    // /chat as the MCP tool `chat` at /api/agent/gradio/gradio_api/mcp/ (issue 13).
+    mcpServer: true,
     drainMs: config.shutdownGraceMs,
   });
 

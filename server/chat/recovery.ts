@@ -62,6 +62,9 @@ async function resumeThread(deps: RecoveryDeps, owed: { threadId: string; conver
       cancelSignal: deps.signal,
       sessionHash: 'recovery',
       eventId,
+      // Nobody listens to this stream: side messages go nowhere.
+      log: () => {},
+      progress: () => {},
     };
     let last: { type: string; code?: string } | undefined;
     // The turn records itself in the transcript; nobody listens to this stream.

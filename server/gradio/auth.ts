@@ -6,6 +6,7 @@
  * @module
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { readCookie } from './cookie-session.ts';
 import { isGradioError, NotAuthenticatedError, ServiceUnavailableError } from './errors.ts';
 import type { OwnerKey } from './ownership.ts';
 import type { Authenticate } from './types.ts';
@@ -29,19 +30,29 @@ export function ownerOf(request: FastifyRequest, identityKey: ((identity: any) =
 }
 
 /**
+ * The headers `authenticate()` sees: a `/login` cookie counts as `Authorization: Bearer <token>`
+ * when the request carries no Authorization header of its own (which then wins).
+ */
+export function withCookieBearer(headers: FastifyRequest['headers'], sessionCookie: string | undefined): FastifyRequest['headers'] {
+  if (!sessionCookie || headers.authorization) return headers;
+  const token = readCookie(headers.cookie, sessionCookie);
+  return token ? { ...headers, authorization: `Bearer ${token}` } : headers;
+}
+
+/**
  * Builds the hook. null means "not authenticated" (401, or an anonymous caller on optionalAuth
  * routes). A throw means authentication could not be decided (its store is down): never a 401,
  * which would make clients drop valid credentials; a thrown GradioError (e.g.
  * ServiceUnavailableError, 503 + Retry-After) is answered as it is, anything else as a 503
  * ServiceUnavailableError. optionalAuth routes (cancel by pair, heartbeat) go on as anonymous.
  */
-export function createAuthHook(authenticate: Authenticate<unknown>): onRequestAsyncHookHandler {
+export function createAuthHook(authenticate: Authenticate<unknown>, sessionCookie?: string): onRequestAsyncHookHandler {
   return async (request, reply) => {
     if (request.method === 'OPTIONS') return;
     const optional = Boolean((request.routeOptions.config as { optionalAuth?: boolean } | undefined)?.optionalAuth);
     let identity: unknown;
     try {
-      identity = await authenticate(request.headers);
+      identity = await authenticate(withCookieBearer(request.headers, sessionCookie));
     } catch (error) {
       request.log.warn({ err: error }, 'gradio authenticate() could not decide');
       if (optional) return;

@@ -4,7 +4,7 @@
  * frame is always one line plus the blank line.
  * @module
  */
-import type { DiffOp, ErrorOutput, ServerMessage } from './types.ts';
+import type { DiffOp, ErrorOutput, LogLevel, ProgressUnit, ServerMessage } from './types.ts';
 
 /** Encodes one message as a frame. */
 export function encodeFrame(message: ServerMessage): string {
@@ -35,6 +35,24 @@ export function processCompleted(eventId: string, data: unknown[]): ServerMessag
 export function processFailed(eventId: string, error: string | null, title = 'Error'): ServerMessage {
   const output: ErrorOutput = { error, duration: null, visible: true, title };
   return { msg: 'process_completed', event_id: eventId, success: false, title, output };
+}
+
+/** `log`: Gradio's toast (gr.Info/gr.Warning); `duration` in seconds, null = until closed. */
+export function logMessage(eventId: string, level: LogLevel, log: string, title?: string, duration: number | null = 10): ServerMessage {
+  const defaultTitle = level === 'warning' ? 'Warning' : level === 'error' ? 'Error' : level === 'success' ? 'Success' : 'Info';
+  return { msg: 'log', event_id: eventId, log, level, duration, visible: true, title: title ?? defaultTitle };
+}
+
+/** `progress`: every unit with all five keys, as Gradio's pydantic model dumps them. */
+export function progressMessage(eventId: string, units: readonly ProgressUnit[]): ServerMessage {
+  const progress_data = units.map((u) => ({
+    index: u.index ?? null,
+    length: u.length ?? null,
+    unit: u.unit ?? null,
+    progress: u.progress ?? null,
+    desc: u.desc ?? null,
+  }));
+  return { msg: 'progress', event_id: eventId, progress_data };
 }
 
 /** The periodic keep-alive (a real data frame, never an SSE comment). */

@@ -72,10 +72,13 @@ export class EndpointError extends Error {
   override name = 'EndpointError';
   readonly title: string;
   readonly expose: boolean;
-  constructor(message: string, options: { title?: string; expose?: boolean; cause?: unknown } = {}) {
+  /** The HTTP status of the unqueued `/run` reply (default 500, as Gradio; e.g. 400 for the caller's own mistake). */
+  readonly status: number;
+  constructor(message: string, options: { title?: string; expose?: boolean; cause?: unknown; status?: number } = {}) {
     super(message, { cause: options.cause });
     this.title = options.title ?? 'Error';
     this.expose = options.expose ?? true;
+    this.status = options.status !== undefined && options.status >= 400 && options.status <= 599 ? options.status : 500;
   }
 }
 

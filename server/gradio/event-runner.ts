@@ -5,7 +5,7 @@
  * @module
  */
 import { diff, snapshot } from './diff.ts';
-import { encodeDiffFrame, encodeFrame, processCompleted, processFailed, processGenerating, processStarts } from './encode.ts';
+import { encodeDiffFrame, encodeFrame, logMessage, processCompleted, processFailed, processGenerating, processStarts, progressMessage } from './encode.ts';
 import type { BusMessage } from './session-bus.ts';
 import type { EndpointDefinition, EndpointRequest } from './types.ts';
 
@@ -41,12 +41,23 @@ export class EventRun {
   #finished = false;
 
   constructor(
-    request: Omit<EndpointRequest, 'signal' | 'cancelSignal'>,
+    request: Omit<EndpointRequest, 'signal' | 'cancelSignal' | 'log' | 'progress'>,
     readonly endpoint: EndpointDefinition,
     private readonly send: (message: BusMessage) => void,
     private readonly log?: RunLogger,
   ) {
-    this.request = { ...request, signal: this.controller.signal, cancelSignal: this.cancelController.signal };
+    // log/progress frames are side messages: they go out while the event runs, never after its end.
+    this.request = {
+      ...request,
+      signal: this.controller.signal,
+      cancelSignal: this.cancelController.signal,
+      log: (level, message, options = {}) => {
+        if (!this.#finished) this.#emit(encodeFrame(logMessage(request.eventId, level, String(message), options.title, options.duration === undefined ? 10 : options.duration)), false);
+      },
+      progress: (units) => {
+        if (!this.#finished && Array.isArray(units)) this.#emit(encodeFrame(progressMessage(request.eventId, units)), false);
+      },
+    };
     this.#idJson = JSON.stringify(request.eventId);
   }
 

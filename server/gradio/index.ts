@@ -14,6 +14,9 @@ export type {
   ErrorOutput,
   GradioPluginOptions,
   JsonSchema,
+  LogLevel,
+  McpElicitation,
+  ProgressUnit,
   RequestHeaders,
   ServerMessage,
 } from './types.ts';

@@ -29,15 +29,20 @@ export function describeReturn(spec: ComponentSpec) {
   return { label: spec.label, type, python_type: python, component: displayName(spec.component) };
 }
 
-/** The whole `/info` document: named endpoints keyed by `"/" + apiName`, no unnamed ones. */
-export function buildInfo(endpoints: readonly EndpointDefinition<any>[]) {
+/**
+ * The whole `/info` document: named endpoints keyed by `"/" + apiName`, no unnamed ones.
+ * `allEndpoints` (`?all_endpoints=true`) also lists those with `showApi: false`, as upstream does.
+ */
+export function buildInfo(endpoints: readonly EndpointDefinition<any>[], allEndpoints = false) {
   const named: Record<string, unknown> = {};
   for (const endpoint of endpoints) {
+    const shown = endpoint.showApi !== false;
+    if (!shown && !allEndpoints) continue;
     named[`/${endpoint.apiName}`] = {
       parameters: endpoint.inputs.map(describeParameter),
       returns: endpoint.outputs.map(describeReturn),
-      api_visibility: 'public',
-      show_api: true,
+      api_visibility: shown ? 'public' : 'undocumented',
+      show_api: shown,
       description: endpoint.description ?? '',
     };
   }

@@ -6,13 +6,17 @@
 import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { createAuthHook } from './auth.ts';
+import { cookieName } from './cookie-session.ts';
 import type { GradioContext } from './context.ts';
 import { registerCors } from './cors.ts';
 import { isGradioError, pythonValidationBody } from './errors.ts';
 import { DirectRuns } from './direct-runs.ts';
 import { GradioQueue } from './queue.ts';
+import { registerCallRoutes } from './routes/call.ts';
 import { registerControlRoutes } from './routes/control.ts';
 import { registerFileRoutes } from './routes/files.ts';
+import { registerLoginRoutes } from './routes/login.ts';
+import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 import { registerQueueRoutes } from './routes/queue.ts';
 import { registerRunRoutes } from './routes/run.ts';
@@ -33,6 +37,7 @@ function checkOptions(options: GradioPluginOptions<any>): void {
     if (typeof e.handler !== 'function') throw new TypeError(`gradioPlugin: endpoint "${e.apiName}" has no handler`);
   }
   if (typeof options.authenticate !== 'function') throw new TypeError('gradioPlugin: authenticate must be a function');
+  if (options.login !== undefined && typeof options.login !== 'function') throw new TypeError('gradioPlugin: login must be a function');
   if (!options.dataDir) throw new TypeError('gradioPlugin: dataDir is required');
   if (!(options.uploadMaxBytes > 0)) throw new TypeError('gradioPlugin: uploadMaxBytes must be positive');
 }
@@ -84,19 +89,28 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
   await app.register(multipart, {
     limits: { fileSize: options.uploadMaxBytes, files: 100, fields: 100, parts: 200, fieldSize: 64 * 1024 },
   });
+  // /login's Python client posts form-urlencoded; parsed here, in this plugin's scope only.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  // Unknown routes under the prefix answer as FastAPI does, not with the root app's shape.
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
   if (options.cors) registerCors(app);
   // Replies sent while closing (stopped /run calls) end their keep-alive connection, which would
   // otherwise hold server.close() until the keep-alive timeout.
   app.addHook('onSend', async (_request, reply) => {
     if (queue.closing) reply.header('Connection', 'close');
   });
-  app.addHook('onRequest', createAuthHook(options.authenticate));
+  app.addHook('onRequest', createAuthHook(options.authenticate, options.login ? cookieName(ctx.mountPath) : undefined));
 
   registerMetaRoutes(app, ctx);
   registerQueueRoutes(app, ctx);
   registerControlRoutes(app, ctx);
   registerFileRoutes(app, ctx);
   registerRunRoutes(app, ctx);
+  registerCallRoutes(app, ctx);
+  registerLoginRoutes(app, ctx);
+  registerMcpRoutes(app, ctx);
 
   const sweep = startUploadSweep(ctx.store, options, app.log);
   app.addHook('onClose', async () => sweep.stop());

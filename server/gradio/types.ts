@@ -50,6 +50,26 @@ export interface EndpointRequest<Identity = unknown> {
   cancelSignal: AbortSignal;
   sessionHash: string;
   eventId: string;
+  /**
+   * Sends Gradio's `log` message (a toast in the UI, `status.log` in JS, a job update in Python).
+   * A no-op where no stream carries it (the unqueued /run call, the curl call API).
+   */
+  log(level: LogLevel, message: string, options?: { title?: string; duration?: number | null }): void;
+  /** Sends Gradio's `progress` message (`progress_data`: one unit per nesting level). Same carriers as `log`. */
+  progress(units: ProgressUnit[]): void;
+}
+
+/** Levels of Gradio's `log` message (gr.Info, gr.Warning, gr.Success; `error` is a gr.Error toast). */
+export type LogLevel = 'info' | 'warning' | 'success' | 'error';
+
+/** One level of a `progress` message, as Gradio's ProgressUnit. */
+export interface ProgressUnit {
+  index?: number | null;
+  length?: number | null;
+  unit?: string | null;
+  /** 0..1 when index/length are unknown. */
+  progress?: number | null;
+  desc?: string | null;
 }
 
 /** Handler result: an async iterable of output arrays (streaming) or one output array. */
@@ -70,9 +90,31 @@ export interface EndpointDefinition<Identity = unknown> {
   userConcurrencyLimit?: number;
   /** Pending + running events one identity may hold; beyond it 429 (default: no cap; needs `identityKey`). */
   userQueueSize?: number;
+  /** Listed in `/info` (default true); false lists it only for `/info?all_endpoints=true` (still callable). */
+  showApi?: boolean;
+  /**
+   * How the MCP server (`/gradio_api/mcp/`) offers it as a tool named `apiName`: by default every
+   * input with its `/info` schema; `parameters` narrows that to the named inputs with these JSON
+   * schemas (the others take their defaults); false: not a tool.
+   */
+  mcp?: false | { parameters?: Record<string, JsonSchema>; elicit?: (outputs: unknown[]) => McpElicitation | null };
   /** Whether `/config` marks it a generator (default true). */
   generator?: boolean;
   handler: (request: EndpointRequest<Identity>) => EndpointResult;
+}
+
+/**
+ * A question the MCP server asks the user (MCP elicitation) after a tool call, when the client
+ * supports it on a session transport (`/sse`): its answer becomes the next call's arguments.
+ */
+export interface McpElicitation {
+  message: string;
+  /** How long to wait for the answer (default the MCP SDK's 60 s); past it the result is returned as it is. */
+  timeoutMs?: number;
+  /** A flat object of primitive properties, as MCP elicitation allows. */
+  requestedSchema: { type: 'object'; properties: Record<string, JsonSchema>; required?: string[] };
+  /** The next call's arguments for the answer, or null to return the result as it is. */
+  next(answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }): Record<string, unknown> | null;
 }
 
 /** Headers in, identity out; null answers 401, a throw 503 (could not decide; see auth.ts). */
@@ -124,6 +166,21 @@ export interface GradioPluginOptions<Identity = unknown> {
   isFileReferenced?: (path: string) => boolean | Promise<boolean>;
   /** Heartbeat streams held open per identity; more are ended after one period (default 8). */
   heartbeatsPerIdentity?: number;
+  /**
+   * Username + password -> a credential `authenticate()` accepts as `Authorization: Bearer <token>`,
+   * or null for wrong credentials (400, as Gradio). Enables `POST /login` (form-urlencoded or
+   * multipart, what the Python and JS clients send): the token goes into an HttpOnly cookie, and a
+   * request bearing that cookie (and no Authorization header) is authenticated with it. A throw
+   * that is a GradioError is answered as it is (e.g. 429 while throttled).
+   */
+  login?: (username: string, password: string, request: { ip: string; headers: RequestHeaders }) => Promise<string | null>;
+  /** Called by `GET /logout` with the cookie's token (revoke it); the cookie is cleared either way. */
+  logout?: (token: string) => Promise<void>;
+  /**
+   * Serve Gradio's MCP server under `/gradio_api/mcp/` (as `launch(mcp_server=True)`): every
+   * endpoint not marked `mcp: false` is a tool (default false).
+   */
+  mcpServer?: boolean;
   /** Swap the in-memory session bus (e.g. for a PostgreSQL LISTEN/NOTIFY one). */
   bus?: import('./session-bus.ts').SessionBus;
 }
@@ -138,6 +195,8 @@ export type ServerMessage =
   | { msg: 'process_generating'; event_id: string; success: true; output: { data: unknown[]; is_generating: true } }
   | { msg: 'process_completed'; event_id: string; success: true; output: { data: unknown[]; is_generating: false } }
   | { msg: 'process_completed'; event_id: string; success: false; title: string; output: ErrorOutput }
+  | { msg: 'log'; event_id: string; log: string; level: LogLevel; duration: number | null; visible: true; title: string }
+  | { msg: 'progress'; event_id: string; progress_data: Required<ProgressUnit>[] }
   | { msg: 'heartbeat'; event_id: null }
   | { msg: 'close_stream'; event_id: null }
   | { msg: 'unexpected_error'; event_id: null; message: string; session_not_found: boolean; success: false };

@@ -65,4 +65,13 @@ export const FUZZ_ROUTES: FuzzRoute[] = [
   route('GET', `${G}/gradio_api/heartbeat/:session_hash`),
   route('POST', `${G}/gradio_api/upload`, { query: ['upload_id'], body: ['files'] }),
   route('GET', `${G}/gradio_api/file=*`),
+  // Issue 13: the curl call API, /login, the MCP server (not /logout: it would revoke nothing of
+  // the fuzz's bearer, but is a plain redirect; not /mcp/sse: a stream held open by design).
+  route('POST', `${G}/gradio_api/call/:api_name`, { body: ['data', 'session_hash'] }),
+  route('POST', `${G}/gradio_api/call/v2/chat`, { body: ['message', 'conversation_id', 'action', 'approval_id'] }),
+  route('GET', `${G}/gradio_api/call/chat/:event_id`),
+  route('POST', `${G}/login`, { body: ['username', 'password'] }),
+  route('POST', `${G}/gradio_api/mcp/`, { body: ['jsonrpc', 'id', 'method', 'params'] }),
+  route('GET', `${G}/gradio_api/mcp/schema`),
+  route('POST', `${G}/gradio_api/mcp/messages/`, { query: ['sessionId'], body: ['jsonrpc', 'id', 'method', 'params'] }),
 ];

@@ -76,6 +76,25 @@ describe('#2 login throttling cannot be steered with X-Forwarded-For', () => {
     // Another address is not affected.
     expect((await login('127.0.0.13', nginx.url, 'viewer', RIGHT)).status).toBe(200);
   });
+
+  it('the Gradio clients\' /login (issue 13) goes through the same edge limit and the gateway counts the real address', async () => {
+    const gradioLogin = (from: string, username: string, password: string) =>
+      httpFrom(from, `${nginx.url}/api/agent/gradio/login`, {
+        method: 'POST',
+        body: new URLSearchParams({ username, password }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.7' },
+      });
+    const ok = await gradioLogin('127.0.0.15', 'viewer', RIGHT);
+    expect(ok.status).toBe(200);
+    expect(ok.headers['set-cookie']?.[0]).toMatch(/^access-token-[0-9a-f]{16}=/);
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => gradioLogin('127.0.0.16', `gspray${i}`, 'wrong-password')));
+    expect(replies.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(15);
+    expect(replies.filter((r) => r.status === 401).length).toBeGreaterThanOrEqual(15);
+    // Failures are counted for the peer nginx saw, not the forged X-Forwarded-For.
+    const { rows } = await db.pool.query<{ key: string }>("SELECT key FROM login_attempts WHERE key LIKE '%gspray%' OR key LIKE '%198.51.100.7%'");
+    expect(rows.some((r) => r.key.includes('198.51.100.7'))).toBe(false);
+    expect(rows.some((r) => r.key.includes('127.0.0.16'))).toBe(true);
+  });
 });
 
 describe('#8 gateway-only endpoints', () => {

@@ -145,9 +145,18 @@ describe('retention sweep', () => {
         [new Blob(['old']), 'old.txt'],
         [new Blob(['ref']), 'ref.txt'],
       ])).body as string[];
-      await expect.poll(async () => (await fetch(`${swept.url}/gradio_api/file=${old}`, { headers: as('alice') })).status, { timeout: 5000 }).toBe(404);
-      expect((await fetch(`${swept.url}/gradio_api/file=${referenced}`, { headers: as('alice') })).status).toBe(200);
+      // Bodies are read to the end: a response left unread keeps its connection busy and close() waiting.
+      const status = async (path: string) => {
+        const res = await fetch(`${swept.url}/gradio_api/file=${path}`, { headers: as('alice') });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      await expect.poll(() => status(old), { timeout: 5000 }).toBe(404);
+      expect(await status(referenced)).toBe(200);
     } finally {
+      // This test's own keep-alive socket may turn idle just after close() began, which would hold
+      // close() for the keep-alive timeout on a loaded machine: nothing is in flight, so drop it first.
+      swept.app.server.closeAllConnections();
       await swept.close();
     }
   });

@@ -11,6 +11,7 @@ import { computeRoot } from '../root-url.ts';
 /** Registers the metadata routes. */
 export function registerMetaRoutes(app: FastifyInstance, ctx: GradioContext): void {
   const info = buildInfo(ctx.endpoints);
+  const allInfo = buildInfo(ctx.endpoints, true);
   const config = async (request: import('fastify').FastifyRequest) => {
     // request.host/.protocol honour X-Forwarded-* only from the app's trustProxy peers.
     const root = computeRoot({
@@ -28,6 +29,8 @@ export function registerMetaRoutes(app: FastifyInstance, ctx: GradioContext): vo
     });
   };
   for (const path of ['/config', '/config/']) app.get(path, config);
-  for (const path of ['/gradio_api/info', '/gradio_api/info/']) app.get(path, async () => info);
+  // Upstream treats any non-empty all_endpoints value as true.
+  const infoRoute = async (request: import('fastify').FastifyRequest) => ((request.query as Record<string, unknown>).all_endpoints ? allInfo : info);
+  for (const path of ['/gradio_api/info', '/gradio_api/info/']) app.get(path, infoRoute);
   app.get('/gradio_api/app_id', async () => ({ app_id: ctx.appId }));
 }

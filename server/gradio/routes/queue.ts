@@ -12,10 +12,10 @@ import { SseWriter } from '../sse-writer.ts';
 import { isRejection, normalizeInputs, parseEnvelope } from '../validate.ts';
 
 /** Opens an SSE response outside Fastify's reply cycle, keeping headers hooks already set (CORS). */
-export function openStream(reply: FastifyReply): SseWriter {
+export function openStream(reply: FastifyReply, make: (res: FastifyReply['raw']) => SseWriter = (res) => new SseWriter(res)): SseWriter {
   const headers = reply.getHeaders() as Record<string, string>;
   reply.hijack();
-  const writer = new SseWriter(reply.raw);
+  const writer = make(reply.raw);
   writer.open(headers);
   return writer;
 }

@@ -3,17 +3,13 @@
  * off). Same body as a join; replies `{data}` with the final values, or 500 with the error payload.
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { identityOf, ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
-import { isGradioError, RequestRejectedError } from '../errors.ts';
+import { callToEnd } from '../direct-call.ts';
+import { EndpointError, isGradioError, RequestRejectedError } from '../errors.ts';
 import { describeError } from '../event-runner.ts';
 import { isRejection, normalizeInputs, parseEnvelope } from '../validate.ts';
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return value !== null && typeof value === 'object' && Symbol.asyncIterator in value;
-}
 
 /** Registers the run route. */
 export function registerRunRoutes(app: FastifyInstance, ctx: GradioContext): void {
@@ -31,44 +27,18 @@ export function registerRunRoutes(app: FastifyInstance, ctx: GradioContext): voi
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) controller.abort(new Error('The client disconnected.'));
     });
-    const owner = ownerOf(request, ctx.options.identityKey);
-    const call = async () => {
-      const started = performance.now();
-      const result = endpoint.handler({
-        data,
-        eventData: envelope.eventData,
-        identity: identityOf(request),
-        headers: request.headers,
-        signal: controller.signal,
-        // A synchronous /run call has no /cancel: nothing but its connection stops it.
-        cancelSignal: new AbortController().signal,
-        sessionHash: envelope.sessionHash || randomUUID(),
-        eventId: randomUUID().replaceAll('-', ''),
-      });
-      let last: unknown = null;
-      if (isAsyncIterable(result)) {
-        for await (const value of result) {
-          last = value;
-          if (controller.signal.aborted) break;
-        }
-      } else last = await result;
-      // Stopped (shutdown or a lost client): an error, never the partial values as a success.
-      if (controller.signal.aborted) throw controller.signal.reason;
-      if (!Array.isArray(last) || last.length !== endpoint.outputs.length) {
-        throw new Error(`The endpoint "${endpoint.apiName}" must produce an array of ${endpoint.outputs.length} output value(s).`);
-      }
+    const started = performance.now();
+    try {
+      const input = { data, eventData: envelope.eventData, identity: identityOf(request), owner: ownerOf(request, ctx.options.identityKey), headers: request.headers, sessionHash: envelope.sessionHash };
+      const last = await callToEnd(ctx, fnIndex, input, controller);
       const duration = (performance.now() - started) / 1000;
       return { data: last, is_generating: false, duration, average_duration: duration, render_config: null, changed_state_ids: [] };
-    };
-    // Admission throws 503/429 at once, as a join would; an admitted call may wait for a slot.
-    const admitted = ctx.direct.run(fnIndex, owner, controller, call);
-    try {
-      return await admitted;
     } catch (error) {
       if (isGradioError(error)) throw error;
       if (!controller.signal.aborted) request.log.warn({ err: error, endpoint: endpoint.apiName }, 'gradio handler failed');
       const { title, message } = describeError(error);
-      return reply.status(500).send({ error: message, duration: null, visible: true, title });
+      const status = error instanceof EndpointError ? error.status : 500;
+      return reply.status(status).send({ error: message, duration: null, visible: true, title });
     }
   });
 }

@@ -119,7 +119,9 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
         expiresAt: typeof m.expires_at === 'string' ? m.expires_at : null,
         timeoutS: typeof m.timeout_s === 'number' ? m.timeout_s : null, status: 'pending',
       };
-      const next = closeSegment(view, message.content);
+      // Its `content` is the answer plus a plain-text approval note (for Gradio clients that print
+      // only `content`); the tokens before it already carried the answer, so it is not used here.
+      const next = closeSegment(view, undefined);
       return { ...next, items: [...next.items, card], phase: 'awaiting_confirmation', announcement: `Approval needed: ${card.prompt || card.tool}` };
     }
     case 'confirm_resolved': {

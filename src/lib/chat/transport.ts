@@ -79,15 +79,21 @@ export const connectGradio: ConnectTransport = async (token) => {
         approval_id: input.approvalId ?? null,
       });
       async function* events(): AsyncGenerator<TransportEvent> {
+        let reported = false;
         for await (const event of submission) {
           if (event.type === 'data') {
             for (const value of event.data as unknown[]) {
               for (const message of Array.isArray(value) ? value : [value]) {
-                if (message && typeof message === 'object') yield { type: 'message', message: message as WireChatMessage };
+                if (!message || typeof message !== 'object') continue;
+                const wire = message as WireChatMessage;
+                if (wire.metadata?.type === 'error') reported = true;
+                yield { type: 'message', message: wire };
               }
             }
           } else if (event.type === 'status' && event.stage === 'error') {
-            yield { type: 'failed', ...codeFromStatus(event) };
+            // An error ChatMessage already told the UI; the error completion that follows it (for
+            // Gradio clients: predict() raises) is the same failure, not a second one.
+            if (!reported) yield { type: 'failed', ...codeFromStatus(event) };
             return;
           } else if (event.type === 'status' && event.stage === 'complete') return;
         }

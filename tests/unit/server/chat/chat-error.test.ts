@@ -41,6 +41,20 @@ describe('guardChatErrors', () => {
     expect(logger.warn).toHaveBeenCalled();
   });
 
+  it('an error ChatMessage streams, then the event ends as an error titled with its code (issue 13)', async () => {
+    const error = { role: 'assistant', content: '', metadata: { type: 'error', code: 'CONVERSATION_BUSY', detail: 'Busy.', retryable: true } };
+    const guarded = guardChatErrors(async function* () {
+      yield [error];
+    }, log());
+    const out: unknown[] = [];
+    const thrown = await (async () => {
+      for await (const v of guarded(request()) as AsyncIterable<unknown[]>) out.push(v);
+    })().catch((e: unknown) => e);
+    expect(out).toEqual([[error]]);
+    expect(thrown).toBeInstanceOf(EndpointError);
+    expect(thrown).toMatchObject({ title: 'CONVERSATION_BUSY', message: 'CONVERSATION_BUSY: Busy.', status: 409 });
+  });
+
   it('a cancelled run rethrows as is (the server already ended the event)', async () => {
     const controller = new AbortController();
     controller.abort();

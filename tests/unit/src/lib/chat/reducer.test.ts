@@ -81,6 +81,18 @@ describe('applyChatEvent', () => {
       },
     },
     {
+      name: 'a paused message whose content carries the plain-text approval note (issue 13) leaves the answer text as streamed',
+      events: [
+        submitted, msg(wire.token('Checking.', 'Checking.')),
+        msg({ ...wire.confirm('ap-1', 'deploy_service', {}, future), content: 'Checking.\n\nApproval needed: Run deploy_service? To go ahead, call /chat again…' }),
+        { type: 'ended', reason: 'complete' },
+      ],
+      expect: (v) => {
+        expect(v.items.map((i) => i.kind)).toEqual(['user', 'answer', 'approval']);
+        expect(v.items[1]).toMatchObject({ text: 'Checking.', streaming: false });
+      },
+    },
+    {
       name: 'confirm submit marks the card deciding without a user bubble; confirm_resolved collapses it',
       events: [
         submitted, msg(wire.confirm('ap-1', 'deploy_service', {}, future)), { type: 'ended', reason: 'complete' },

@@ -78,6 +78,19 @@ describe('connectGradio', () => {
     expect(submit.mock.calls[0][1]).toMatchObject({ action: 'confirm', approval_id: 'a1' });
   });
 
+  it('an error ChatMessage then the error completion (issue 13) is one failure: the message, no second failed event', async () => {
+    const error = { role: 'assistant', content: '', metadata: { type: 'error', code: 'CONVERSATION_BUSY', detail: 'Busy.', retryable: true } };
+    submit.mockReturnValue(fakeSubmission([
+      { type: 'data', data: [error] },
+      { type: 'status', stage: 'error', title: 'CONVERSATION_BUSY', message: 'CONVERSATION_BUSY: Busy.' },
+    ]));
+    connect.mockResolvedValue({ config: {}, submit, close: vi.fn() });
+    const transport = await connectGradio('tok');
+    const seen = [];
+    for await (const e of transport.submit({ text: 'hi', files: [], conversationId: 'c1', action: null })) seen.push(e);
+    expect(seen).toEqual([{ type: 'message', message: error }]);
+  });
+
   it('a 401 on connect is UNAUTHORIZED; anything else is GRADIO_UNREACHABLE', async () => {
     connect.mockRejectedValueOnce(new Error('Login credentials are required to access this Space.'));
     await expect(connectGradio('bad')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });

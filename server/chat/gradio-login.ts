@@ -1,0 +1,37 @@
+/**
+ * The Gradio server's `/login` and `/logout` for Airlock users: the same password check (and
+ * throttling) as `POST /api/auth/login`, answered with a user JWT that the chat authenticator
+ * then reads from the cookie; logout revokes that token's jti, as `POST /api/auth/logout` does.
+ * @module
+ */
+import { authenticateUser, isAuthError, keyStoreFor, revokeToken, signUserToken } from '../auth/index.ts';
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/index.ts';
+import { RequestRejectedError, type GradioPluginOptions } from '../gradio/index.ts';
+
+type Verify = (token: string) => Promise<{ jti: string; exp: number }>;
+
+/** `login` and `logout` options for gradioPlugin. */
+export function gradioLogin(deps: { pool: Pool; config: Pick<Config, 'jwt'>; verify: Verify }): Pick<GradioPluginOptions, 'login' | 'logout'> {
+  return {
+    async login(username, password, { ip }) {
+      try {
+        const user = await authenticateUser(deps.pool, { username, password, address: ip });
+        const issued = await signUserToken(keyStoreFor(deps.pool), { issuer: deps.config.jwt.issuer, ttlS: deps.config.jwt.userTokenTtlS, user });
+        return issued.token;
+      } catch (error) {
+        if (isAuthError(error) && error.code === 'LOGIN_THROTTLED') throw new RequestRejectedError(429, error.message, 'RATE_LIMITED');
+        if (isAuthError(error)) return null;
+        throw error;
+      }
+    },
+    async logout(token) {
+      try {
+        const { jti, exp } = await deps.verify(token);
+        await revokeToken(deps.pool, { jti, expiresAt: new Date(exp * 1000) });
+      } catch (error) {
+        if (!isAuthError(error)) throw error; // an invalid or revoked token has nothing to revoke
+      }
+    },
+  };
+}

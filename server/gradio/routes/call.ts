@@ -1,0 +1,75 @@
+/**
+ * The curl call API (upstream `simple_predict_post` / `simple_predict_get`): `POST
+ * /gradio_api/call/{api}` (and `/call/v2/{api}`) queues an event and answers `{event_id}`; `GET
+ * /gradio_api/call/{api}/{event_id}` streams it as named SSE events. Each call runs in a session of
+ * its own; with `identityKey`, only the identity that made the call may read it (404 otherwise).
+ * Dropping the GET stream aborts the event, as it does for `/queue/data`.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { identityOf, ownerOf } from '../auth.ts';
+import { keywordArgs, positionalArgs } from '../call-args.ts';
+import { CallStreamWriter } from '../call-stream.ts';
+import type { GradioContext } from '../context.ts';
+import { RequestRejectedError } from '../errors.ts';
+import { sessionKey, type OwnerKey } from '../ownership.ts';
+import { isRejection, normalizeInputs } from '../validate.ts';
+import { onResponseClose, openStream } from './queue.ts';
+
+/** Calls remembered for their GET; the oldest are forgotten past this (their events still end by orphan timeout). */
+const CALLS_LIMIT = 10_000;
+
+interface CallRecord {
+  apiName: string;
+  sessionHash: string;
+  owner: OwnerKey;
+}
+
+/** Registers the call routes. */
+export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): void {
+  const calls = new Map<string, CallRecord>();
+
+  const endpointOf = (request: FastifyRequest) => {
+    const apiName = (request.params as { api_name: string }).api_name;
+    const index = ctx.endpoints.findIndex((e) => e.apiName === apiName);
+    if (index < 0) throw new RequestRejectedError(404, `No endpoint named /${apiName}.`);
+    return { index, endpoint: ctx.endpoints[index] };
+  };
+
+  const post = (v2: boolean) => async (request: FastifyRequest) => {
+    const { index, endpoint } = endpointOf(request);
+    const args = v2 ? keywordArgs(endpoint, request.body) : positionalArgs(request.body);
+    if (isRejection(args)) throw new RequestRejectedError(args.status, args.detail, undefined, args.parameter);
+    const data = normalizeInputs(endpoint, args.data);
+    if (isRejection(data)) throw new RequestRejectedError(data.status, data.detail, undefined, data.parameter);
+    const owner = ownerOf(request, ctx.options.identityKey);
+    // Never the caller's own session_hash: the GET would take over that session's /queue/data stream.
+    const sessionHash = `call_${randomUUID().replaceAll('-', '')}`;
+    const eventId = ctx.queue.join({ fnIndex: index, sessionHash, data, eventData: null, identity: identityOf(request), owner, headers: request.headers });
+    calls.set(eventId, { apiName: endpoint.apiName, sessionHash, owner });
+    if (calls.size > CALLS_LIMIT) calls.delete(calls.keys().next().value!);
+    // Unread past the orphan timeout, the event was aborted: forget it too.
+    setTimeout(() => calls.delete(eventId), (ctx.options.orphanTimeoutMs ?? 60_000) + 1_000).unref();
+    return { event_id: eventId };
+  };
+
+  const get = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const { api_name: apiName, event_id: eventId } = request.params as { api_name: string; event_id: string };
+    const call = calls.get(eventId);
+    // Another identity's event reads as unknown: nothing to learn about it.
+    if (!call || call.apiName !== apiName || call.owner !== ownerOf(request, ctx.options.identityKey)) {
+      throw new RequestRejectedError(404, 'Event not found.');
+    }
+    calls.delete(eventId); // one reader, as upstream (its messages are consumed)
+    const writer = openStream(reply, (res) => new CallStreamWriter(res));
+    ctx.streams.attachSession(sessionKey(call.sessionHash, call.owner), writer, undefined, onResponseClose(reply));
+  };
+
+  for (const prefix of ['/gradio_api/call', '/gradio_api/call/v2']) {
+    const v2 = prefix.endsWith('v2');
+    app.post(`${prefix}/:api_name`, post(v2));
+    app.post(`${prefix}/:api_name/`, post(v2));
+    app.get(`${prefix}/:api_name/:event_id`, get);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Gradio's MCP server paths under `/gradio_api/mcp`: streamable HTTP (stateless, as upstream) at
+ * `/` and `/http/`, the older SSE transport at `/sse` + `/messages/`, and `/schema` (upstream's
+ * tool list for the Hugging Face MCP server). Every path needs the caller's credentials like any
+ * Gradio route (bearer or `/login` cookie); tools run with that identity. An SSE session belongs
+ * to its opener: another identity posting to its session id gets a 404.
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { identityOf, ownerOf } from '../auth.ts';
+import type { GradioContext } from '../context.ts';
+import { RequestRejectedError } from '../errors.ts';
+import { createMcpServer, type McpCaller } from '../mcp/server.ts';
+import { mcpTools } from '../mcp/tools.ts';
+import type { OwnerKey } from '../ownership.ts';
+
+/** Open SSE sessions at once; more are refused with 503 (each holds a connection). */
+const SSE_SESSIONS_MAX = 256;
+/** Open SSE sessions of one owner; more are refused with 429, so one user cannot take them all. */
+const SSE_SESSIONS_PER_OWNER = 8;
+
+/** Registers the MCP routes. */
+export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): void {
+  if (!ctx.options.mcpServer) return;
+  const sse = new Map<string, { transport: SSEServerTransport; owner: OwnerKey }>();
+  const caller = (request: FastifyRequest, canElicit: boolean): McpCaller => ({
+    identity: identityOf(request),
+    owner: ownerOf(request, ctx.options.identityKey),
+    headers: request.headers,
+    canElicit,
+  });
+
+  // Stateless: one server and transport per HTTP request, closed with its response.
+  const streamable = async (request: FastifyRequest, reply: FastifyReply) => {
+    // Stateless: the answer to a server->client request would reach another instance, so no elicitation.
+    const server = createMcpServer(ctx, caller(request, false), request.log);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    reply.hijack();
+    // server.close() closes the transport too (closing both re-enters each other's onclose).
+    reply.raw.once('close', () => void server.close());
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  };
+  for (const path of ['/gradio_api/mcp', '/gradio_api/mcp/', '/gradio_api/mcp/http', '/gradio_api/mcp/http/']) {
+    app.route({ method: ['GET', 'POST', 'DELETE'], url: path, handler: streamable });
+  }
+
+  app.get('/gradio_api/mcp/sse', async (request, reply) => {
+    if (sse.size >= SSE_SESSIONS_MAX) throw new RequestRejectedError(503, 'Too many MCP SSE sessions are open; use the streamable HTTP endpoint.', 'SERVICE_UNAVAILABLE');
+    const owner = ownerOf(request, ctx.options.identityKey);
+    if (owner !== null && [...sse.values()].filter((s) => s.owner === owner).length >= SSE_SESSIONS_PER_OWNER) {
+      throw new RequestRejectedError(429, `At most ${SSE_SESSIONS_PER_OWNER} MCP SSE sessions per user; close one first.`, 'RATE_LIMITED');
+    }
+    reply.hijack();
+    const transport = new SSEServerTransport(`${ctx.mountPath}/gradio_api/mcp/messages/`, reply.raw);
+    const server = createMcpServer(ctx, caller(request, true), request.log);
+    sse.set(transport.sessionId, { transport, owner });
+    // The server sets the transport's onclose; closing it once (from either end) is enough.
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      sse.delete(transport.sessionId);
+      void server.close();
+    };
+    reply.raw.once('close', close);
+    await server.connect(transport);
+    server.onclose = close;
+  });
+
+  const post = async (request: FastifyRequest, reply: FastifyReply) => {
+    const id = (request.query as Record<string, unknown>).sessionId;
+    const session = typeof id === 'string' ? sse.get(id) : undefined;
+    if (!session || session.owner !== ownerOf(request, ctx.options.identityKey)) throw new RequestRejectedError(404, 'Session not found.');
+    reply.hijack();
+    await session.transport.handlePostMessage(request.raw, reply.raw, request.body);
+  };
+  for (const path of ['/gradio_api/mcp/messages', '/gradio_api/mcp/messages/']) app.post(path, post);
+
+  app.get('/gradio_api/mcp/schema', async () =>
+    mcpTools(ctx.endpoints).map((tool) => ({
+      ...tool,
+      meta: { file_data_present: false, mcp_type: 'tool', endpoint_name: tool.name },
+    })),
+  );
+
+  app.addHook('preClose', async () => {
+    await Promise.all([...sse.values()].map(({ transport }) => transport.close().catch(() => {})));
+  });
+}
