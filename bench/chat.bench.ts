@@ -1,51 +1,51 @@
 /**
- * /chat bench: time to first token and per-token time of /chat (real @gradio/client -> gateway
- * -> LangGraph -> ChatOpenAI -> offline model) against the offline model streamed directly, in
- * one run; and confirm -> first resumed token latency.
+ * /chat latency bench against the reference pipeline (bench/reference.ts: bare LangGraph +
+ * PostgresSaver -> raw SSE) in the same run, on the offline model in its own process and the
+ * gateway in its own process. Every figure prints p50 and p99 and its ratio to the reference:
+ *   submit -> first token, confirm -> first resumed token, per token in a burst (model delay 0),
+ *   gateway CPU per token paced at 1 token/ms, bytes per token frame; and, independent of the
+ *   machine's load, the database queries the gateway process sends before the first token.
  *
- *   npm run bench -- chat            (BENCH_TURNS to tune)
+ *   npm run bench -- chat            (BENCH_TURNS to tune, default 30)
  */
 import { Client } from '@gradio/client';
-import { buildApp, localUrl } from '../server/app.ts';
-import { loadConfig } from '../server/config.ts';
-import { startOfflineModelServer } from '../server/chat/offline-model-server.ts';
-import { median, openBenchDatabase } from './support.ts';
+import { startStack } from './children.ts';
+import { fnIndexOf, rawChat } from './raw-chat.ts';
+import { percentile } from './support.ts';
 
-const TURNS = Number(process.env.BENCH_TURNS ?? 15);
-const PROMPT = process.env.BENCH_PROMPT ?? 'hello';
-const PASSWORD = 'bench-password-1';
+const TURNS = Number(process.env.BENCH_TURNS ?? 30);
+const PROMPT = 'hello';
 
 interface Timing {
   ttftMs: number;
   perTokenMs: number;
   tokens: number;
+  last?: any;
 }
 
-/** Streams the offline model's answer directly over its OpenAI-compatible SSE. */
-async function direct(baseUrl: string): Promise<Timing> {
+/** The reference: POST, then raw frames; `paused` when the graph stopped at its gate. */
+async function viaReference(url: string, text: string, thread = '', resume = false, onFirst?: () => Promise<void>): Promise<Timing & { paused: boolean }> {
   const start = performance.now();
-  const res = await fetch(`${baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'airlock-offline-1', stream: true, messages: [{ role: 'user', content: PROMPT }] }),
-  });
+  const res = await fetch(`${url}?thread=${thread}${resume ? '&resume=1' : ''}`, { method: 'POST', body: text });
   let first = 0;
   let tokens = 0;
+  let paused = false;
   const decoder = new TextDecoder();
   for await (const chunk of res.body!) {
+    const now = performance.now();
     for (const line of decoder.decode(chunk, { stream: true }).split('\n')) {
-      if (!line.startsWith('data: {')) continue;
-      const delta = JSON.parse(line.slice(6)).choices?.[0]?.delta?.content;
-      if (!delta) continue;
+      if (line.includes('"paused":true')) paused = true;
+      if (!line.includes('"process_generating"')) continue;
+      if (!first && onFirst) await onFirst();
       tokens++;
-      if (!first) first = performance.now();
+      first ||= now;
     }
   }
   const end = performance.now();
-  return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens };
+  return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, paused };
 }
 
-async function viaChat(client: Client, text: string, conversationId = '', action = ''): Promise<Timing & { last: any }> {
+async function viaChat(client: Client, text: string, conversationId = '', action = '', onFirst?: () => Promise<void>): Promise<Timing> {
   const start = performance.now();
   let first = 0;
   let tokens = 0;
@@ -53,69 +53,106 @@ async function viaChat(client: Client, text: string, conversationId = '', action
   const submission = client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId, action });
   for await (const event of submission) {
     if (event.type !== 'data') continue;
-    last = structuredClone((event.data as unknown[])[0]);
+    last = (event.data as unknown[])[0];
     if (last.metadata.type !== 'stream_token') continue;
     tokens++;
-    if (!first) first = performance.now();
+    if (!first) (first = performance.now()), await onFirst?.();
   }
   const end = performance.now();
-  return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, last };
+  return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, last: structuredClone(last) };
 }
 
-async function main(): Promise<void> {
-  const db = await openBenchDatabase();
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    DEMO_PASSWORD: PASSWORD,
-    SERVICE_CLIENT_SECRET: 'bench-service-secret-0123456789',
-    OFFLINE_MODEL_DELAY_MS: '0',
-  });
-  const app = await buildApp({ config, roles: ['api', 'gateway'], pool: db.pool, databaseUrl: db.url });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const base = localUrl(app);
-  const model = await startOfflineModelServer({ delayMs: 0, modelName: 'airlock-offline-1' });
-  const login = await fetch(`${base}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: PASSWORD }),
-  });
-  const { access_token: token } = (await login.json()) as { access_token: string };
-  const client = await Client.connect(`${base}/api/agent/gradio`, { headers: { Authorization: `Bearer ${token}` }, events: ['data', 'status'] });
+const p = (xs: number[], q: number) => percentile([...xs].sort((a, b) => a - b), q);
+function row(name: string, unit: string, scale: number, ours: number[], ref: number[]): string {
+  const f = (x: number) => (x * scale).toFixed(scale === 1 ? 2 : 0);
+  const r50 = p(ours, 50) / p(ref, 50);
+  const r99 = p(ours, 99) / p(ref, 99);
+  return `| ${name} (${unit}) | ${f(p(ours, 50))} | ${f(p(ours, 99))} | ${f(p(ref, 50))} | ${f(p(ref, 99))} | ${r50.toFixed(2)}x | ${r99.toFixed(2)}x |`;
+}
 
-  await direct(model.baseUrl); // warm-up
+async function burstAndApprovals() {
+  const stack = await startStack(0);
+  const { base, ref, token } = stack.gateway.ready;
+  const client = await Client.connect(base, { headers: { Authorization: `Bearer ${token}` }, events: ['data', 'status'] });
+  await viaReference(ref, PROMPT); // warm-up both paths
   await viaChat(client, PROMPT);
-  const directRuns: Timing[] = [];
+  const refRuns: Timing[] = [];
   const chatRuns: Timing[] = [];
   for (let i = 0; i < TURNS; i++) {
-    directRuns.push(await direct(model.baseUrl));
+    refRuns.push(await viaReference(ref, PROMPT));
     chatRuns.push(await viaChat(client, PROMPT)); // a new conversation each turn
   }
-
-  const resumeTtft: number[] = [];
+  const refResume: number[] = [];
+  const chatResume: number[] = [];
   for (let i = 0; i < Math.ceil(TURNS / 2); i++) {
+    const thread = `t${i}-${Date.now()}`;
+    if (!(await viaReference(ref, `deploy checkout-api 1.0.${i} to staging`, thread)).paused) throw new Error('reference did not pause');
+    refResume.push((await viaReference(ref, '', thread, true)).ttftMs);
     const pause = await viaChat(client, `deploy checkout-api 1.0.${i} to staging`);
     const id = pause.last.metadata.conversation_id;
-    resumeTtft.push((await viaChat(client, 'confirm', id, 'confirm')).ttftMs);
+    chatResume.push((await viaChat(client, 'confirm', id, 'confirm')).ttftMs);
   }
-
-  const row = (name: string, runs: Timing[]) =>
-    `| ${name} | ${median(runs.map((r) => r.ttftMs)).toFixed(2)} | ${(median(runs.map((r) => r.perTokenMs)) * 1000).toFixed(0)} | ${median(runs.map((r) => r.tokens))} |`;
-  const d = median(directRuns.map((r) => r.perTokenMs));
-  const c = median(chatRuns.map((r) => r.perTokenMs));
-  console.log(`/chat vs the offline model streamed directly (median of ${TURNS} turns, model delay 0)`);
-  console.log('| path | time to first token (ms) | per token (µs) | tokens |');
-  console.log('|---|---|---|---|');
-  console.log(row('offline model, direct SSE', directRuns));
-  console.log(row('/chat via @gradio/client', chatRuns));
-  console.log(`per-token overhead of /chat: ${((c - d) * 1000).toFixed(0)} µs (${(c / d).toFixed(2)}x)`);
-  console.log(`confirm -> first resumed token: median ${median(resumeTtft).toFixed(2)} ms over ${resumeTtft.length} approvals`);
-
+  // Load-independent: queries the gateway process sends from the submit to the first token
+  // (separate turns, so the IPC does not touch the timed ones). The count read at the first
+  // token also holds queries of the same turn still in flight (checkpoint writes), in both paths.
+  const queries = () => stack.gateway.ask<number>({ cmd: 'queries' }, 'queries');
+  const counted = async (turn: (onFirst: () => Promise<void>) => Promise<unknown>) => {
+    const before = await queries();
+    let atFirst = 0;
+    await turn(async () => void (atFirst = await queries()));
+    return atFirst - before;
+  };
+  const q = { chat: [] as number[], ref: [] as number[], chatResume: [] as number[], refResume: [] as number[] };
+  for (let i = 0; i < 5; i++) {
+    q.chat.push(await counted((f) => viaChat(client, PROMPT, '', '', f)));
+    q.ref.push(await counted((f) => viaReference(ref, PROMPT, '', false, f)));
+    const thread = `q${i}-${Date.now()}`;
+    await viaReference(ref, `deploy checkout-api 2.0.${i} to staging`, thread);
+    q.refResume.push(await counted((f) => viaReference(ref, '', thread, true, f)));
+    const pause = await viaChat(client, `deploy checkout-api 2.0.${i} to staging`);
+    q.chatResume.push(await counted((f) => viaChat(client, 'confirm', pause.last.metadata.conversation_id, 'confirm', f)));
+  }
   client.close();
-  await model.close();
-  await app.close();
-  await db.close();
+  await stack.stop();
+  return { refRuns, chatRuns, refResume, chatResume, q };
 }
 
-await main();
+/** Paced at 1 token/ms: gateway-process CPU per token, /chat then the reference, and frame sizes. */
+async function paced() {
+  const stack = await startStack(1);
+  const { base, ref, token } = stack.gateway.ready;
+  const fn = await fnIndexOf(base, token, 'chat');
+  const data = [{ text: PROMPT, files: [] }, '', '', '', [], '', ''];
+  await rawChat(base, token, fn, data);
+  await viaReference(ref, PROMPT);
+  const chatCpu: number[] = [];
+  const refCpu: number[] = [];
+  const chatBytes: number[] = [];
+  const refBytes: number[] = [];
+  for (let i = 0; i < TURNS; i++) {
+    let before = await stack.cpuMicros();
+    const run = await rawChat(base, token, fn, data);
+    chatCpu.push((await stack.cpuMicros() - before) / run.tokenTimes.length / 1000);
+    chatBytes.push(...run.frameBytes);
+    before = await stack.cpuMicros();
+    const r = await viaReference(ref, PROMPT);
+    refCpu.push((await stack.cpuMicros() - before) / r.tokens / 1000);
+    refBytes.push(`data: ${JSON.stringify({ msg: 'process_generating', output: { data: ['word '] } })}\n\n`.length);
+  }
+  await stack.stop();
+  return { chatCpu, refCpu, chatBytes, refBytes };
+}
+
+const a = await burstAndApprovals();
+const b = await paced();
+console.log(`/chat (real @gradio/client; raw client for CPU and bytes) vs the reference pipeline, ${TURNS} turns, offline model in its own process`);
+console.log('| figure | /chat p50 | /chat p99 | reference p50 | reference p99 | ratio p50 | ratio p99 |');
+console.log('|---|---|---|---|---|---|---|');
+console.log(row('submit -> first token', 'ms', 1, a.chatRuns.map((r) => r.ttftMs), a.refRuns.map((r) => r.ttftMs)));
+console.log(row('confirm -> first resumed token', 'ms', 1, a.chatResume, a.refResume));
+console.log(row('per token, burst', 'µs', 1000, a.chatRuns.map((r) => r.perTokenMs), a.refRuns.map((r) => r.perTokenMs)));
+console.log(row('gateway CPU per token, paced 1/ms', 'µs', 1000, b.chatCpu, b.refCpu));
+console.log(row('bytes per token frame', 'B', 1000, b.chatBytes.map((x) => x / 1000), b.refBytes.map((x) => x / 1000)));
+console.log(row('queries, submit -> first token', 'count', 1, a.q.chat, a.q.ref));
+console.log(row('queries, confirm -> first resumed token', 'count', 1, a.q.chatResume, a.q.refResume));
+console.log(`tokens per answer: /chat ${p(a.chatRuns.map((r) => r.tokens), 50)}, reference ${p(a.refRuns.map((r) => r.tokens), 50)}`);

@@ -65,6 +65,9 @@ const EnvSchema = z.object({
   UPLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(30),
   /** /chat events one user may run at once, and hold queued + running. */
   CHAT_USER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  /** /chat events one process runs at once (the rest wait in the queue). A run mostly waits on the
+   * model, so this is sized for streams, not cores: 2 cores carried 400+ paced streams (bench/capacity). */
+  CHAT_CONCURRENCY: z.coerce.number().int().positive().default(512),
   CHAT_USER_QUEUE: z.coerce.number().int().positive().default(16),
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
@@ -107,6 +110,8 @@ export interface Config {
   uploadMaxBytes: number;
   uploads: { requestMaxBytes: number; quotaBytes: number; retentionMs: number };
   chatPerUser: { concurrency: number; queueSize: number };
+  /** /chat events running at once per process. */
+  chatConcurrency: number;
   bodyMaxBytes: number;
   leaseTtlS: number;
   shutdownGraceMs: number;
@@ -166,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionMs: e.UPLOAD_RETENTION_DAYS * 86_400_000,
     },
     chatPerUser: { concurrency: e.CHAT_USER_CONCURRENCY, queueSize: e.CHAT_USER_QUEUE },
+    chatConcurrency: e.CHAT_CONCURRENCY,
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -104,7 +104,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.
     ...gradioLogin({ pool, config, verify: verifyUser }),
     endpoints: [
-      { ...chatEndpoint(guardChatErrors(forGradioClients(handler), app.log)), userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+      { ...chatEndpoint(guardChatErrors(forGradioClients(handler), app.log)), concurrencyLimit: config.chatConcurrency, userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
     ],
     authenticate: createChatAuthenticator(verifyUser),
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).

@@ -20,8 +20,9 @@ export class ConversationLease {
   }
 
   /** Takes the lease (taking over a paused run's), or returns null when another run streams. */
-  static async acquire(db: Queryable, conversationId: string, holder: string, ttlS: number): Promise<ConversationLease | null> {
-    const current = await getLease(db, conversationId);
+  static async acquire(db: Queryable, conversationId: string, holder: string, ttlS: number, options: { fresh?: boolean } = {}): Promise<ConversationLease | null> {
+    // A conversation this submit just created has no lease to look at (one round trip less).
+    const current = options.fresh ? null : await getLease(db, conversationId);
     if (current?.state === 'awaiting_confirmation') {
       await releaseLease(db, { conversationId, holder: current.holder });
     }

@@ -98,7 +98,7 @@ export function createEngine(options: EngineOptions) {
     };
   }
 
-  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease): void {
+  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean): void {
     const controller = new AbortController();
     const hub = new RunHub(run.id, run.conversationId);
     const renew = setInterval(() => {
@@ -108,7 +108,7 @@ export function createEngine(options: EngineOptions) {
     const done = (async () => {
       let failure: unknown;
       try {
-        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease })) hub.publish(event);
+        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh })) hub.publish(event);
       } catch (error) {
         failure = toTurnError(error, run.id);
         options.log.warn({ err: error, runId: run.id }, 'run stopped without committing its end');
@@ -155,7 +155,8 @@ export function createEngine(options: EngineOptions) {
       }
 
       const runId = randomUUID();
-      const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS);
+      const fresh = !input.conversationId;
+      const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS, { fresh });
       if (!lease) throw new AirlockError('CONVERSATION_BUSY');
       const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
       if (!run) {
@@ -163,7 +164,7 @@ export function createEngine(options: EngineOptions) {
         await lease.release();
         return replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash);
       }
-      start(run, user, { ...input, storedPaths }, lease);
+      start(run, user, { ...input, storedPaths }, lease, fresh);
       return handle(run, false);
     },
 

@@ -28,6 +28,8 @@ export class Transcript {
   readonly #conversationId: string;
   readonly #toolMessageIds = new Map<string, string>();
   #answer: AnswerSegment | null = null;
+  #flushing: Promise<void> | null = null;
+  #flushError: unknown = null;
 
   constructor(db: Queryable, conversationId: string) {
     this.#db = db;
@@ -35,7 +37,9 @@ export class Transcript {
   }
 
   /** A copy of the current answer segment, to restore before a failed commit is retried. */
-  saveAnswer(): AnswerSegment | null {
+  async saveAnswer(): Promise<AnswerSegment | null> {
+    await this.#flushing; // its row id belongs in the copy
+    this.#flushError = null; // the turn is already failing: its own error is the one reported
     return this.#answer && { ...this.#answer };
   }
 
@@ -52,22 +56,50 @@ export class Transcript {
     await appendMessage(tx, { conversationId: this.#conversationId, role: 'user', content: text, metadata: files.length ? { files } : {} });
   }
 
-  async token(token: string): Promise<void> {
+  /**
+   * Adds a token. The periodic answer write runs in the background, one at a time: a token never
+   * waits on the database (time to first token, per-token cost). The partial was never a
+   * committed event, so a crash loses at most what it always could; every write that ends a
+   * segment first waits for the background one (endAnswer), so the row is inserted once.
+   */
+  token(token: string): void {
+    this.#throwFlushError();
     if (!this.#answer) {
       this.#answer = { id: null, text: token, flushedAt: Date.now() };
-      return this.#tryFlush();
+      this.#startFlush();
+      return;
     }
     this.#answer.text += token;
-    if (Date.now() - this.#answer.flushedAt > FLUSH_EVERY_MS) await this.#tryFlush();
+    if (!this.#flushing && Date.now() - this.#answer.flushedAt > FLUSH_EVERY_MS) this.#startFlush();
+  }
+
+  #startFlush(): void {
+    this.#flushing = this.#tryFlush(this.#answer!)
+      .catch((error: unknown) => void (this.#flushError = error))
+      .finally(() => (this.#flushing = null));
+  }
+
+  /** A background write's failure other than "database away" fails the turn at its next step. */
+  #throwFlushError(): void {
+    if (this.#flushError === null) return;
+    const error = this.#flushError;
+    this.#flushError = null;
+    throw error;
+  }
+
+  /** Waits for the background answer write, if any (then the segment's row id is known). */
+  async #idle(): Promise<void> {
+    await this.#flushing;
+    this.#throwFlushError();
   }
 
   /** A periodic write: with the database away the text simply stays in memory for the next one. */
-  async #tryFlush(): Promise<void> {
+  async #tryFlush(answer: AnswerSegment): Promise<void> {
     try {
-      await this.#writeAnswer(this.#answer!, {}, this.#db);
+      await this.#writeAnswer(answer, {}, this.#db);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      this.#answer!.flushedAt = Date.now();
+      answer.flushedAt = Date.now();
     }
   }
 
@@ -124,6 +156,7 @@ export class Transcript {
    * token. On failure the segment is kept, so a retry of the commit writes it whole.
    */
   async endAnswer(extra: Record<string, unknown> = {}, tx: Queryable = this.#db): Promise<void> {
+    await this.#idle();
     const answer = this.#answer ?? (Object.keys(extra).length ? { id: null, text: '', flushedAt: 0 } : null);
     if (!answer) return;
     await this.#writeAnswer(answer, extra, tx);

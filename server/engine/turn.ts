@@ -52,6 +52,8 @@ export interface TurnContext {
   /** The run's cancel signal (Stop or shutdown; never a disconnect). */
   signal: AbortSignal;
   lease: ConversationLease;
+  /** The conversation was created by this submit: nothing can be pending or owed in it yet. */
+  fresh?: boolean;
 }
 
 
@@ -78,13 +80,14 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
 
   try {
     let resolved: ResolvedApproval[] = [];
-    // Most turns find nothing pending: skip the transaction (time to first token).
-    if ((await listPendingApprovals(deps.pool, conversationId)).length > 0) yield* await commit(async (tx) => {
+    // Most turns find nothing pending: skip the transaction (time to first token); a new
+    // conversation skips even the lookups.
+    if (!ctx.fresh && (await listPendingApprovals(deps.pool, conversationId)).length > 0) yield* await commit(async (tx) => {
       resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });
-    const owed = await owedResume(deps.pool, deps.agent, conversationId, deps.now);
+    const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now);
 
     const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal };
     let events: AsyncIterable<AgentEvent>;
@@ -130,7 +133,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       switch (event.type) {
         case 'token':
           inToolRound = false;
-          await transcript.token(event.token);
+          transcript.token(event.token);
           yield { kind: 'partial', payload: { run_id: runId, token: event.token } };
           break;
         case 'tool_start':
@@ -170,7 +173,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       return [...drafts, ...(await settle(tx, { status: 'done', stopReason: 'end_turn' }))];
     });
   } catch (error) {
-    const saved = transcript.saveAnswer();
+    const saved = await transcript.saveAnswer();
     let ending: LedgerEvent[];
     try {
       ending = await finishAfterError(error);

@@ -1,0 +1,9 @@
+/**
+ * The offline model as its own process (argv[2] = pause between words in ms), so a bench can
+ * read the gateway's CPU apart from the model's. Sends {baseUrl} to the parent once listening.
+ */
+import { startOfflineModelServer } from '../server/chat/offline-model-server.ts';
+
+const model = await startOfflineModelServer({ delayMs: Number(process.argv[2] ?? 0), modelName: 'airlock-offline-1' });
+process.send!({ baseUrl: model.baseUrl });
+process.on('disconnect', () => process.exit(0));
