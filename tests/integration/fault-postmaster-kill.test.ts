@@ -57,8 +57,8 @@ describe('embedded database restart', () => {
     expect(lost).toBe(0);
     expect(await postmasterPidOf(dataDir)).not.toBe(first);
     // The child's report may reach our pipe a moment after the login it made possible.
-    await expect.poll(() => main.output(), { timeout: 10_000 }).toMatch(/the embedded database \(pid \d+\) stopped unexpectedly; starting it again/);
-    await expect.poll(() => main.output(), { timeout: 10_000 }).toMatch(/the embedded database is running again \(pid \d+\)/);
+    await expect.poll(() => main!.output(), { timeout: 10_000 }).toMatch(/the embedded database \(pid \d+\) stopped unexpectedly; starting it again/);
+    await expect.poll(() => main!.output(), { timeout: 10_000 }).toMatch(/the embedded database is running again \(pid \d+\)/);
 
     // 2. A clean stop still takes the restarted database down.
     const second = await postmasterPidOf(dataDir);
