@@ -5,7 +5,7 @@
  * @module
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, chown, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -131,24 +131,37 @@ export async function postmasterPid(clusterDir: string): Promise<number | null> 
   return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
 }
 
+/** Whether `pid` runs. A zombie (exited, not yet reaped by a parent that is not node) counts as gone. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false; // no /proc (not Linux): kill(0) alone decides
   }
 }
 
 /** Fast shutdown (sessions rolled back, data safe); immediate shutdown if that takes too long. */
 export async function stopServer(ctx: ServerContext, timeoutS = 20): Promise<void> {
   if (!existsSync(join(pgdataOf(ctx.clusterDir), 'postmaster.pid'))) return;
+  const pid = await postmasterPid(ctx.clusterDir);
   try {
     await runAsServer(ctx, ctx.bin.pgCtl, ['stop', '-w', '-s', '-t', String(timeoutS), '-m', 'fast', '-D', pgdataOf(ctx.clusterDir)]);
   } catch {
-    const pid = await postmasterPid(ctx.clusterDir);
-    if (pid !== null) await runAsServer(ctx, ctx.bin.pgCtl, ['stop', '-w', '-s', '-m', 'immediate', '-D', pgdataOf(ctx.clusterDir)]);
+    if ((await postmasterPid(ctx.clusterDir)) !== null) await runAsServer(ctx, ctx.bin.pgCtl, ['stop', '-w', '-s', '-m', 'immediate', '-D', pgdataOf(ctx.clusterDir)]);
   }
+  // pg_ctl returns once postmaster.pid is removed; the process exits a moment later. Waiting for it
+  // means "stopped" is true when we return (a next start never meets the old one still running).
+  for (let waited = 0; pid !== null && isAlive(pid) && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
 }
 
 /**

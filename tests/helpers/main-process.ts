@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isAlive } from '../../server/db/embedded-server.ts';
 
 export interface MainProcess {
   child: ChildProcess;
@@ -84,14 +85,7 @@ export async function postmasterPidOf(dataDir: string): Promise<number> {
   return Number(text.split('\n')[0]);
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isAlive };
 
 /** Milliseconds until `pid` is gone, or null when it still runs after `timeoutMs`. */
 export async function waitGone(pid: number, timeoutMs: number): Promise<number | null> {
