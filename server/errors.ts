@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   // Infrastructure (the database) is down or overloaded: the request may be fine and the session
   // valid, so clients keep their session and retry; never reported as UNAUTHORIZED.
   SERVICE_UNAVAILABLE: { status: 503, retryable: true, message: 'The service is temporarily unavailable. Try again shortly.' },
+  // The upload folder's disk is full: nothing of the upload was kept, and retrying later can work.
+  STORAGE_FULL: { status: 507, retryable: true, message: 'The server has no room to store this upload right now. Try again later.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -42,6 +42,26 @@ export class ServiceUnavailableError extends GradioError {
   }
 }
 
+/**
+ * 507 when the upload folder's disk (or quota) is full. Nothing of the request is kept; the request
+ * itself may be fine, so it is retryable once space is freed (`Retry-After`, like a 503).
+ */
+export class StorageFullError extends GradioError {
+  override name = 'StorageFullError';
+  readonly retryAfterS = 60;
+  constructor(cause?: unknown) {
+    const detail = 'The server has no room to store this upload right now. Nothing was kept; try again later.';
+    super('STORAGE_FULL', 507, { detail, error: { code: 'STORAGE_FULL', message: detail, retryable: true } });
+    this.cause = cause;
+  }
+}
+
+/** ENOSPC (disk full), EDQUOT (quota), EFBIG (file size limit): the storage, not the request. */
+export function isStorageFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG';
+}
+
 /** 400/422/404/413/503 with a `detail` string, as Gradio answers; `parameter` names the input at fault. */
 export class RequestRejectedError extends GradioError {
   override name = 'RequestRejectedError';

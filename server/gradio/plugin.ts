@@ -73,11 +73,15 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     route.bodyLimit ??= bodyLimit;
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // Refused before the body was read (an upload past a limit or a full disk): the rest of the
+    // body is still on the wire, so this connection cannot carry the client's next request.
+    if (!request.raw.complete) reply.header('connection', 'close');
     if (isGradioError(error)) {
       const detail = (error.body as { detail?: unknown }).detail;
       if (error.status === 422 && typeof detail === 'string' && isPythonClient(request.headers['user-agent'])) {
         return reply.status(422).send(pythonValidationBody(detail, (error as { parameter?: string }).parameter));
       }
+      if ('retryAfterS' in error) reply.header('retry-after', String(error.retryAfterS));
       return reply.status(error.status).send(error.body);
     }
     const status = error.statusCode ?? (isMalformedMultipart(error) ? 400 : 500);

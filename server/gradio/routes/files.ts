@@ -1,14 +1,14 @@
 /**
  * `POST /gradio_api/upload` (multipart, every part named `files`; 413 past the file, request or
- * owner-quota limit) answering `<id>/<name>` client paths, and `GET|HEAD /gradio_api/file=<path>`
- * (only the caller's own stored files; anything else is a 404).
+ * owner-quota limit; 507 STORAGE_FULL when the disk is) answering `<id>/<name>` client paths, and
+ * `GET|HEAD /gradio_api/file=<path>` (only the caller's own stored files; anything else is a 404).
  * @module
  */
 import { open } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
-import { RequestRejectedError } from '../errors.ts';
+import { isStorageFull, RequestRejectedError, StorageFullError } from '../errors.ts';
 import { contentTypeFor } from '../files.ts';
 import { UploadLimitError } from '../upload-store.ts';
 
@@ -32,6 +32,7 @@ export function registerFileRoutes(app: FastifyInstance, ctx: GradioContext): vo
           await Promise.all(saved.map((path) => ctx.store.remove(path, owner)));
           if (error instanceof UploadLimitError) throw tooLarge(ctx, error.limit);
           if (part.file.truncated) throw tooLarge(ctx, 'file');
+          if (isStorageFull(error)) throw new StorageFullError(error);
           throw error;
         }
       }

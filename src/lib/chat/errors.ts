@@ -20,6 +20,7 @@ const TEXT: Record<string, { text: string; retryable: boolean }> = {
   RATE_LIMITED: { text: 'Too many attempts. Wait a moment and try again.', retryable: true },
   INTERNAL: { text: 'Something went wrong on our side.', retryable: true },
   SERVICE_UNAVAILABLE: { text: 'The service is temporarily unavailable. You are still signed in; try again in a moment.', retryable: true },
+  STORAGE_FULL: { text: 'The server has no room for this file right now. Nothing was kept; try again later.', retryable: true },
 };
 
 /** The sentence users see for a code; unknown codes read as INTERNAL. */

@@ -41,6 +41,14 @@ export type ConnectTransport = (token: TokenSource) => Promise<ChatTransport>;
 
 export const GRADIO_PATH = '/api/agent/gradio';
 
+/** `upload_files` reports only `HTTP <status>`: the status is the whole signal. */
+const UPLOAD_STATUS_CODES: Record<number, string> = {
+  401: 'UNAUTHORIZED',
+  413: 'PAYLOAD_TOO_LARGE',
+  503: 'SERVICE_UNAVAILABLE',
+  507: 'STORAGE_FULL',
+};
+
 /** Maps a Gradio error status (title/message) to a taxonomy code. */
 export function codeFromStatus(status: { title?: unknown; message?: unknown; broken?: boolean }): { code: string; detail: string } {
   const message = typeof status.message === 'string' ? status.message : '';
@@ -124,7 +132,7 @@ export const connectGradio: ConnectTransport = async (token) => {
       const result = await client.upload_files(root, files);
       if (result.error || !result.files) {
         const status = Number(/HTTP (\d+)/.exec(result.error ?? '')?.[1] ?? 0);
-        const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL';
+        const code = UPLOAD_STATUS_CODES[status] ?? 'INTERNAL';
         throw new ApiError(code, result.error ?? 'Upload failed', status);
       }
       return result.files.map((path, i) => ({
