@@ -1,6 +1,6 @@
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
 
-test('two tabs on one conversation: the second is read-only until the first finishes', async ({ context, state }) => {
+test('two tabs on one conversation: a pending approval is answerable in both; answered in one, the other resolves live', async ({ context, state }) => {
   const first = await context.newPage();
   await signIn(first, state.main.url, 'admin', state.password);
   await first.goto('/');
@@ -8,33 +8,31 @@ test('two tabs on one conversation: the second is read-only until the first fini
   await send(first, 'Deploy orders-api 7.2.0 to staging');
   const card = first.getByTestId('confirm-card');
   await expect(card).toHaveAttribute('data-status', 'pending', { timeout: 20_000 });
-  const url = first.url();
 
-  // Same browser: the second tab learns through the BroadcastChannel (and the active endpoint).
-  // sessionStorage is per tab, so it signs in too.
+  // Same browser: the refresh cookie signs the second tab in.
   const second = await context.newPage();
-  await signIn(second, state.main.url, 'admin', state.password);
-  await second.goto(url);
+  await second.goto(first.url());
   await connected(second);
-  const banner = second.getByTestId('busy-banner');
-  await expect(banner).toBeVisible();
-  await expect(banner).toContainText('waiting for a confirmation in another tab');
-  const composer = second.getByRole('textbox', { name: 'Message', exact: true });
-  await expect(composer).toHaveAttribute('readonly', '');
-  await expect(second.getByTestId('confirm-card').getByRole('button', { name: 'Confirm' })).toBeDisabled();
-  await shot(second, '12-second-tab-read-only');
+  const secondCard = second.getByTestId('confirm-card');
+  await expect(secondCard).toHaveAttribute('data-status', 'pending');
+  await expect(second.getByTestId('busy-banner')).toBeHidden();
+  await expect(secondCard.getByRole('button', { name: 'Confirm' })).toBeEnabled();
+  await shot(second, '12-second-tab-same-approval');
 
-  await card.getByRole('button', { name: 'Confirm' }).click();
-  await expect(first.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
-  await expect(first.getByTestId('answer').last()).toContainText('7.2.0');
-
-  // The first tab is done: the second becomes writable and shows what happened.
-  await expect(banner).toBeHidden({ timeout: 10_000 });
-  await expect(composer).not.toHaveAttribute('readonly', '');
-  await expect(second.getByTestId('confirm-card')).toHaveAttribute('data-status', 'confirmed');
-  await expect(second.locator('[data-testid=tool-card][data-tool=deploy_service]')).toHaveAttribute('data-status', 'done');
-  await send(second, "What's the health of orders-api?");
+  // Answered in the second tab: the first, which asked, sees it resolve and the answer stream in
+  // without a reload, while it is read-only.
+  await secondCard.getByRole('button', { name: 'Confirm' }).click();
+  await expect(card).toHaveAttribute('data-status', 'confirmed', { timeout: 20_000 });
+  await expect(first.locator('[data-testid=tool-card][data-tool=deploy_service]')).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
+  await expect(first.getByTestId('answer').last()).toContainText('7.2.0', { timeout: 20_000 });
   await expect(second.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
+  await expect(second.getByTestId('answer').last()).toContainText('7.2.0');
+
+  // The run is over: both tabs are writable, and one confirmation ran one deployment.
+  await expect(first.getByTestId('busy-banner')).toBeHidden({ timeout: 10_000 });
+  await expect(first.locator('[data-testid=tool-card][data-tool=deploy_service]')).toHaveCount(1);
+  await send(first, "What's the health of orders-api?");
+  await expect(first.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
 });
 
 test('another browser streaming on the conversation makes this one read-only (active endpoint)', async ({ browser, state }) => {

@@ -111,16 +111,19 @@ export class ChatState {
   /**
    * Follows a run this tab did not start (another tab's, or the one a reload left running), live
    * and read-only: the answer continues in place. Ends with the run; the gate's release then
-   * reloads the stored truth.
+   * reloads the stored truth. `'pause'` follows a paused run instead: whoever answers its
+   * approval (another tab, the approvals API, expiry), the card resolves here and the resumed
+   * answer streams in.
    */
-  async watch(signal: AbortSignal): Promise<void> {
-    await this.reload(); // a fresh page and the ledger seq it reflects
+  async watch(signal: AbortSignal, what: 'run' | 'pause' = 'run'): Promise<void> {
+    if (what === 'run') await this.reload(); // a fresh page and the ledger seq it reflects
+    else if (!(await this.#catchUp())) return;
     const id = this.#conversationId;
     if (!id || this.busy || this.#ledgerSeq === null || signal.aborted) return;
     // The answer being written is in history as far as it was flushed; the stream's first
     // partial frame is the whole of it, so the stored copy gives way.
     const last = this.#view.items[this.#view.items.length - 1];
-    if (last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
+    if (what === 'run' && last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
     const toWire = new EventsToWire(id);
     try {
       for await (const frame of this.#options.api.events(id, this.#ledgerSeq, signal)) {
@@ -136,6 +139,29 @@ export class ChatState {
         this.#tokens.flush();
         this.#dispatch({ type: 'ended', reason: 'complete' });
       }
+    }
+  }
+
+  /**
+   * The ledger seq of what is shown, for following a pause: the view stays as it is (re-rendering
+   * would take the focus off the card) unless the pause was answered meanwhile, which reloads.
+   * False when there is nothing left to follow.
+   */
+  async #catchUp(): Promise<boolean> {
+    const id = this.#conversationId;
+    if (!id || this.busy) return false;
+    try {
+      const page = await this.#options.api.history(id);
+      if (id !== this.#conversationId || this.busy) return false;
+      const stillPending = itemsFromHistory(page.items).some((item) => item.kind === 'approval' && item.status === 'pending');
+      if (!stillPending) {
+        await this.reload();
+        return false;
+      }
+      this.#ledgerSeq = page.ledgerSeq ?? null;
+      return true;
+    } catch {
+      return false; // the card stays; a reload or the next run shows the outcome
     }
   }
 

@@ -1,6 +1,6 @@
 /**
- * The multi-tab gate: while another tab streams or awaits confirmation on this conversation, this
- * tab is read-only. Tabs of one browser tell each other through a BroadcastChannel (instant); other
+ * The multi-tab gate: while another tab streams on this conversation, this tab is read-only (a
+ * pending approval stays answerable in every tab). Tabs of one browser tell each other through a BroadcastChannel (instant); other
  * browsers are seen by polling `GET /api/agent/conversations/:id/active`.
  * @module
  */
@@ -20,9 +20,10 @@ export function isHeldElsewhere({ local, tabs, server }: {
   local: ChatPhase;
   tabs: readonly ChatPhase[];
   server: ActiveState | null;
-}): { held: boolean; state: 'streaming' | 'awaiting_confirmation' | 'idle' } {
-  const tab = tabs.find((p) => p !== 'idle');
-  if (tab) return { held: true, state: tab };
+}): { held: boolean; state: 'streaming' | 'idle' } {
+  // A pause is anyone's to answer (each decision names its approval and takes effect once), so
+  // only another tab's running answer holds this one.
+  if (tabs.includes('streaming')) return { held: true, state: 'streaming' };
   // This tab's own run is what the server sees, or the pause is ours to answer.
   if (local === 'streaming') return { held: false, state: 'idle' };
   if (server?.active && server.state === 'streaming') return { held: true, state: 'streaming' };
@@ -82,7 +83,7 @@ export class TabGate {
   }
 
   /** What the other holder is doing (for the banner). */
-  get state(): 'streaming' | 'awaiting_confirmation' | 'idle' {
+  get state(): 'streaming' | 'idle' {
     this.#subscribe();
     return this.#decision().state;
   }

@@ -8,7 +8,7 @@ describe('isHeldElsewhere', () => {
   const table: [string, Parameters<typeof isHeldElsewhere>[0], boolean, string][] = [
     ['nobody', { local: 'idle', tabs: [], server: server('idle') }, false, 'idle'],
     ['another tab streams', { local: 'idle', tabs: ['streaming'], server: null }, true, 'streaming'],
-    ['another tab awaits confirmation', { local: 'awaiting_confirmation', tabs: ['idle', 'awaiting_confirmation'], server: null }, true, 'awaiting_confirmation'],
+    ['another tab awaits confirmation: the pause is answerable here too', { local: 'awaiting_confirmation', tabs: ['idle', 'awaiting_confirmation'], server: null }, false, 'idle'],
     ['another browser streams', { local: 'idle', tabs: [], server: server('streaming') }, true, 'streaming'],
     ['this tab streams (the server sees our own run)', { local: 'streaming', tabs: [], server: server('streaming') }, false, 'idle'],
     ['a pause with no other tab is ours to answer (after a reload)', { local: 'awaiting_confirmation', tabs: [], server: server('awaiting_confirmation') }, false, 'idle'],
