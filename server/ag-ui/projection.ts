@@ -11,7 +11,7 @@
  *   approval.requested -> TOOL_CALL_START/ARGS/END of the paused call, and an Interrupt kept for
  *   run.finished       -> RUN_FINISHED outcome success | interrupt (the Interrupts) | cancelled,
  *                         or RUN_ERROR with our taxonomy code (failed)
- *   user.message, approval.resolved -> nothing (the client has them; history is in snapshots)
+ *   user.message, approval.resolved -> an id-only frame (the client has them; snapshots too)
  *
  * A text message's id is `<run_id>:<seq of the run's last commit before it>` (0 when none), so a
  * snapshot rebuilt from the ledger (snapshot.ts) names it exactly as the live stream did.
@@ -22,7 +22,8 @@ import type { LedgerEvent, LiveEvent, Payload } from '../engine/index.ts';
 import { ERROR_CODES, isErrorCode } from '../errors.ts';
 
 export interface Frame {
-  event: BaseEvent;
+  /** null: an id-only SSE frame (a commit with nothing to show moves the client's Last-Event-ID). */
+  event: BaseEvent | null;
   /** The ledger seq of the committed event this frame ends (SSE `id:`). */
   id?: number;
 }
@@ -110,6 +111,7 @@ export class AgUiProjection {
     this.#lastSeq = event.seq;
     const last = frames.at(-1);
     if (last) last.id = event.seq;
+    else frames.push({ event: null, id: event.seq });
     return frames;
   }
 

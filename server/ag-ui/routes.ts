@@ -122,7 +122,8 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     open.add(gone);
     res.once('close', () => gone.abort());
     const heartbeat = setInterval(() => res.writableEnded || res.write(sseComment('heartbeat')), options.heartbeatMs);
-    const write = (f: Frame) => res.writableEnded || res.write((f.id === undefined ? '' : `id: ${f.id}\n`) + encoder.encodeSSE(f.event));
+    // An id-only frame has no data: AG-UI parsers skip it, EventSource moves its Last-Event-ID.
+    const write = (f: Frame) => res.writableEnded || res.write((f.id === undefined ? '' : `id: ${f.id}\n`) + (f.event ? encoder.encodeSSE(f.event) : '\n'));
     const stopped = new Promise<void>((resolve) => gone.signal.addEventListener('abort', () => resolve(), { once: true }));
     try {
       for (;;) {
