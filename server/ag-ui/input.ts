@@ -79,3 +79,11 @@ export function turnsOf(input: AgUiRunInput): { turns: TurnInput[]; decisions: D
   }
   return { turns: [{ ...base, text: lastUserText(input.messages), action: null, approvalId: null, requestId: input.runId }], decisions: [] };
 }
+
+/** `Last-Event-ID`: absent (a new run or a retry) or a ledger seq; anything else is a 400. */
+export function lastEventId(header: string | string[] | undefined): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return null;
+  if (!/^\d{1,15}$/.test(value.trim())) throw new AirlockError('VALIDATION_ERROR', 'Last-Event-ID must be an event id this stream sent.');
+  return Number(value.trim());
+}

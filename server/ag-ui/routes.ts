@@ -21,7 +21,7 @@ import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger, RunHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
 import { sseComment } from '../events/index.ts';
-import { AgUiRunInput, turnsOf } from './input.ts';
+import { AgUiRunInput, lastEventId, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
 import { reconnectFrames, runFrames } from './run-stream.ts';
 import { callerOf, expiredApproval, ownThread, type VerifyUser } from './threads.ts';
@@ -35,14 +35,6 @@ export interface AgUiRoutesOptions {
   verifyUser: VerifyUser;
   heartbeatMs: number;
   now?: () => Date;
-}
-
-/** `Last-Event-ID`: absent (a new run or a retry) or a ledger seq; anything else is a 400. */
-export function lastEventId(header: string | string[] | undefined): number | null {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return null;
-  if (!/^\d{1,15}$/.test(value.trim())) throw new AirlockError('VALIDATION_ERROR', 'Last-Event-ID must be an event id this stream sent.');
-  return Number(value.trim());
 }
 
 /** Follows an earlier turn of a multi-entry resume to its end; a failure ends the request. */

@@ -177,6 +177,23 @@ describe('AG-UI through @ag-ui/client HttpAgent', () => {
       expect((await db.pool.query('SELECT status FROM approvals WHERE id = $1', [interrupt.id])).rows[0].status).toBe('denied');
     }
   });
+  it('two approvals in one run are two interrupts; one resume array decides each, exactly as named', async () => {
+    const { agent, events } = agentFor(admin);
+    await say(agent, 'deploy checkout-api 4.0.1 to staging; deploy payments-api 4.0.1 to staging');
+    const interrupts = agent.pendingInterrupts;
+    expect(interrupts).toHaveLength(2);
+    const of = (service: string) => interrupts.find((i) => (i.metadata?.input as { service: string }).service === service)!;
+    events.length = 0;
+    await agent.runAgent({
+      resume: [
+        { interruptId: of('checkout-api').id, status: 'resolved', payload: { approved: true } },
+        { interruptId: of('payments-api').id, status: 'resolved', payload: { approved: false, reason: 'freeze' } },
+      ],
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+    const deployed = await db.pool.query("SELECT service FROM deployments WHERE version = '4.0.1' ORDER BY service");
+    expect(deployed.rows).toEqual([{ service: 'checkout-api' }]);
+  });
 });
 
 describe('AG-UI over raw HTTP', () => {
@@ -205,8 +222,11 @@ describe('AG-UI over raw HTTP', () => {
     const snapshotText = answer?.content ?? '';
     expect(snapshotText.startsWith(seen)).toBe(true);
     expect(snapshotText + rest.map((f) => f.data.delta).join('')).toBe(committed);
-    // The rest continues the snapshot's message (same id), not a new one.
-    if (answer && rest.length) expect(rest.every((f) => f.data.messageId === answer.id)).toBe(true);
+    // It was cut mid-answer: the snapshot carries the streamed part, the rest continues that message.
+    expect(answer).toBeDefined();
+    expect(rest.length).toBeGreaterThan(0);
+    expect(rest.every((f) => f.data.messageId === answer!.id)).toBe(true);
+    expect(second.frames.find((f) => f.data?.type === 'TEXT_MESSAGE_START')!.data.messageId).toBe(answer!.id);
     // Nothing after the snapshot carries an id at or below the client's.
     for (const f of second.frames.filter((f) => f.id)) expect(Number(f.id)).toBeGreaterThanOrEqual(Number(lastId));
   });
@@ -222,6 +242,18 @@ describe('AG-UI over raw HTTP', () => {
     const unknown = await post(input(agent.threadId), { token: admin, headers: { 'last-event-id': '1' } });
     expect(unknown).toMatchObject({ status: 404, json: { error: { code: 'NOT_FOUND' } } });
     expect(await post(body, { token: admin, headers: { 'last-event-id': 'x' } })).toMatchObject({ status: 400, json: { error: { code: 'VALIDATION_ERROR' } } });
+  });
+
+  it('a resume answering one of two interrupts finishes with the other one still to answer', async () => {
+    const { agent } = agentFor(admin);
+    await say(agent, 'deploy checkout-api 4.0.2 to staging; deploy payments-api 4.0.2 to staging');
+    const [a, b] = agent.pendingInterrupts;
+    const partial = await post(input(agent.threadId, { resume: [{ interruptId: a.id, status: 'resolved', payload: { approved: true } }] }), { token: admin });
+    const end = partial.frames.at(-1)!.data;
+    expect(end).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
+    expect(end.outcome.interrupts.map((i: Interrupt) => i.id)).toEqual([b.id]);
+    expect(end.outcome.interrupts[0]).toMatchObject({ toolCallId: b.toolCallId, expiresAt: b.expiresAt });
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM deployments WHERE version = '4.0.2'")).rows[0].n).toBe(0);
   });
 
   it('a resume of an expired interrupt is RUN_ERROR APPROVAL_EXPIRED and runs nothing; cancelling it goes through', async () => {
