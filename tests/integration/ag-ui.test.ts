@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startMain } from '../helpers/main-process.ts';
 import { parseSse, type SseFrame } from '../helpers/sse.ts';
 
 let db: TestDatabase;
@@ -52,12 +53,12 @@ async function say(agent: HttpAgent, text: string) {
 /** POSTs a RunAgentInput and reads the SSE frames until `stop` or the end. */
 async function post(
   body: unknown,
-  options: { token?: string; headers?: Record<string, string>; stop?: (f: SseFrame, all: SseFrame[]) => boolean } = {},
+  options: { token?: string; headers?: Record<string, string>; stop?: (f: SseFrame, all: SseFrame[]) => boolean; at?: string } = {},
 ): Promise<{ status: number; json?: any; frames: SseFrame[] }> {
   const controller = new AbortController();
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), signal: controller.signal });
+  const response = await fetch(options.at ?? url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), signal: controller.signal });
   if (response.status !== 200) return { status: response.status, json: await response.json(), frames: [] };
   const frames: SseFrame[] = [];
   const reader = response.body!.getReader();
@@ -332,5 +333,43 @@ describe('AG-UI over raw HTTP', () => {
     expect((await db.pool.query('SELECT count(*) FROM conversations WHERE id = $1', [threadId])).rows[0].count).toBe('0');
     expect(await post(input(threadId))).toMatchObject({ status: 401, json: { error: { code: 'UNAUTHORIZED' } } });
     expect(await post(input(threadId), { token: 'garbage' })).toMatchObject({ status: 401 });
+  });
+});
+
+describe('AG-UI across replicas (a second real process on the same database)', () => {
+  const cutMidAnswer = (_f: SseFrame, all: SseFrame[]) => all.some((f) => f.id) && all.filter((f) => f.data?.type === 'TEXT_MESSAGE_CONTENT').length >= 3;
+  const replica = () =>
+    startMain([], { DATABASE_URL: db.url, DATA_DIR: server.config.dataDir, SERVICE_CLIENT_SECRET: 'test-service-secret-0123456789', OFFLINE_MODEL_DELAY_MS: '15' });
+
+  it('a stream cut on one replica resumes on the other through the ledger; a closing replica ends its streams', async () => {
+    const other = await replica();
+    const otherUrl = `${other.url}/api/agent/ag-ui`;
+    try {
+      // 1. Started here, resumed there: the run is not in that process, its commits are in the ledger.
+      const threadId = randomUUID();
+      const body = input(threadId, { messages: [{ id: randomUUID(), role: 'user', content: 'hello, tell me about yourself' }] });
+      const first = await post(body, { token: admin, stop: cutMidAnswer });
+      const lastId = first.frames.filter((f) => f.id).at(-1)!.id!;
+      const second = await post(body, { token: admin, headers: { 'last-event-id': lastId }, at: otherUrl });
+      expect(typesOf(second.frames)).toEqual(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+      const snapshot = second.frames[1].data.messages as { role: string; id: string }[];
+      // Tokens are live only in the process that runs it: the snapshot has the question, not a partial answer.
+      expect(snapshot.map((m) => m.role)).toEqual(['user']);
+      const committed = (await ledger(threadId)).find((e) => e.kind === 'assistant.message')!.payload.text;
+      expect(second.frames[3].data.delta).toBe(committed);
+
+      // 2. A replica that closes ends its AG-UI streams (no terminal event) and exits; the client
+      // reconnects to the other one and gets the run's end.
+      const slow = input(randomUUID(), { messages: [{ id: randomUUID(), role: 'user', content: 'hello, tell me about yourself' }] });
+      let stopping: Promise<void> | undefined;
+      const cut = await post(slow, { token: admin, at: otherUrl, stop: (f, all) => (cutMidAnswer(f, all) && (stopping ??= other.stop(10_000)), false) });
+      await stopping;
+      expect(cut.frames.some((f) => f.data?.type === 'RUN_FINISHED' || f.data?.type === 'RUN_ERROR')).toBe(false);
+      expect(other.child.signalCode ?? other.child.exitCode).not.toBe('SIGKILL');
+      const resumed = await post(slow, { token: admin, headers: { 'last-event-id': cut.frames.filter((f) => f.id).at(-1)!.id! } });
+      expect(resumed.frames.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
+    } finally {
+      await other.stop();
+    }
   });
 });
