@@ -48,6 +48,12 @@ async function settle(run: RunHandle): Promise<Frame | null> {
   return null;
 }
 
+/** A run that fails before it starts anything: RUN_STARTED, RUN_ERROR. */
+async function* failedRun(view: AgUiProjection, error: Frame): AsyncGenerator<Frame> {
+  yield view.runStarted();
+  yield error;
+}
+
 export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, options) => {
   const { pool, engine } = options;
   const now = options.now ?? (() => new Date());
@@ -74,25 +80,13 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     await ownThread(pool, { userId: user.userId, threadId: input.threadId, create: decisions.length ? undefined : { text: turns[0].text } });
     // AG-UI: a stale resume is a RunError. Nothing is decided: cancelling it still goes through.
     const stale = await expiredApproval(pool, input.threadId, decisions.filter((d) => d.resolved).map((d) => d.approvalId), now());
-    if (stale) {
-      const v = view('');
-      return stream(reply, (async function* () {
-        yield v.runStarted();
-        yield errorFrame('APPROVAL_EXPIRED', `The approval ${stale} has expired; cancel the interrupt to continue the thread.`);
-      })());
-    }
+    if (stale) return stream(reply, failedRun(view(''), errorFrame('APPROVAL_EXPIRED', `The approval ${stale} has expired; cancel the interrupt to continue the thread.`)));
     let run: RunHandle | undefined;
     for (const [i, turn] of turns.entries()) {
       run = await engine.submit(turn, user);
       if (i < turns.length - 1) {
         const failed = await settle(run);
-        if (failed) {
-          const v = view(run.runId);
-          return stream(reply, (async function* () {
-            yield v.runStarted();
-            yield failed;
-          })());
-        }
+        if (failed) return stream(reply, failedRun(view(run.runId), failed));
       }
     }
     const last = run!;
@@ -119,7 +113,9 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     const stopped = new Promise<void>((resolve) => gone.signal.addEventListener('abort', () => resolve(), { once: true }));
     try {
       for (;;) {
-        const next = await Promise.race([frames.next(), stopped.then(() => null)]);
+        const pending = frames.next();
+        pending.catch(() => {}); // rethrown below unless the client left first
+        const next = await Promise.race([pending, stopped.then(() => null)]);
         if (!next || next.done) break;
         write(next.value);
       }

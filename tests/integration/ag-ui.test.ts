@@ -38,7 +38,7 @@ const deployments = async (service: string, version: string) =>
 const ledger = async (threadId: string) =>
   (await db.pool.query('SELECT seq, kind, payload FROM conversation_events WHERE conversation_id = $1 ORDER BY seq', [threadId])).rows as { seq: number; kind: string; payload: any }[];
 
-function agentFor(token: string, threadId = randomUUID()): { agent: HttpAgent; events: BaseEvent[] } {
+function agentFor(token: string, threadId: string = randomUUID()): { agent: HttpAgent; events: BaseEvent[] } {
   const agent = new HttpAgent({ url, headers: { Authorization: `Bearer ${token}` }, threadId });
   const events: BaseEvent[] = [];
   agent.subscribe({ onEvent: ({ event }) => void events.push(event) } satisfies AgentSubscriber);
@@ -125,7 +125,7 @@ describe('AG-UI through @ag-ui/client HttpAgent', () => {
     const result = events.find((e) => e.type === 'TOOL_CALL_RESULT') as any;
     expect(result.toolCallId).toBe(start.toolCallId);
     expect(JSON.parse(result.content)).toMatchObject({ service: 'payments-api' });
-    const order = events.map((e) => e.type);
+    const order: string[] = events.map((e) => e.type);
     expect(order.indexOf('TOOL_CALL_END')).toBeLessThan(order.indexOf('TOOL_CALL_RESULT'));
     expect(order.lastIndexOf('TEXT_MESSAGE_CONTENT')).toBeGreaterThan(order.indexOf('TOOL_CALL_RESULT'));
     // The client's message list holds the call, its result and the answer.

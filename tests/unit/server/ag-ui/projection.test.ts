@@ -138,7 +138,7 @@ describe('threadMessages (the reconnect snapshot)', () => {
   it('the live stream names a message as the snapshot does', () => {
     seq = 0;
     const events = [committed('user.message', { request_id: 'r', text: 'hi', files: [] }), partial('Hi'), committed('assistant.message', { text: 'Hi' })];
-    const live = play(events).find((f) => f.event?.type === 'TEXT_MESSAGE_START')!.event as { messageId: string };
+    const live = play(events).find((f) => f.event?.type === 'TEXT_MESSAGE_START')!.event as unknown as { messageId: string };
     seq = 0;
     const ledger = [committed('user.message', { request_id: 'r', text: 'hi', files: [] }), committed('assistant.message', { text: 'Hi' })];
     expect(threadMessages(ledger).at(-1)!.id).toBe(live.messageId);
