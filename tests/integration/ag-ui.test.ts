@@ -310,6 +310,27 @@ describe('AG-UI over raw HTTP', () => {
     expect(await deployments('checkout-api', '8.0.0')).toBe(0);
   });
 
+  it('attacks on a resume: two concurrent confirms deploy once; an interrupt id resumed from another thread decides nothing', async () => {
+    const { agent } = agentFor(admin);
+    await say(agent, 'deploy checkout-api 2.2.2 to staging');
+    const [interrupt] = agent.pendingInterrupts;
+    const confirm = () => post(input(agent.threadId, { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] }), { token: admin });
+
+    // The viewer, in a thread of their own, names the admin's interrupt: not theirs, nothing happens.
+    const { agent: other } = agentFor(viewer);
+    await say(other, 'hello');
+    const hijack = await post(input(other.threadId, { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] }), { token: viewer });
+    expect(hijack.frames.at(-1)!.data).toMatchObject({ type: 'RUN_ERROR', code: 'APPROVAL_NOT_FOUND' });
+    expect((await db.pool.query('SELECT status FROM approvals WHERE id = $1', [interrupt.id])).rows[0].status).toBe('pending');
+
+    const results = await Promise.all([confirm(), confirm(), confirm()]);
+    const outcome = (r: Awaited<ReturnType<typeof confirm>>) => (r.status !== 200 ? r.json.error.code : r.frames.at(-1)!.data.outcome?.type ?? r.frames.at(-1)!.data.code);
+    const outcomes = results.map(outcome);
+    expect(outcomes.filter((o) => o === 'success')).toHaveLength(1);
+    for (const o of outcomes.filter((o) => o !== 'success')) expect(['CONVERSATION_BUSY', 'APPROVAL_NOT_FOUND']).toContain(o);
+    expect(await deployments('checkout-api', '2.2.2')).toBe(1);
+  });
+
   it('malformed input is 400 VALIDATION_ERROR; no token is 401', async () => {
     const threadId = randomUUID();
     const cases: unknown[] = [
