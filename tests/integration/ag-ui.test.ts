@@ -197,6 +197,23 @@ describe('AG-UI through @ag-ui/client HttpAgent', () => {
   });
 });
 
+describe('AG-UI when the model is down', () => {
+  it('the run ends with RUN_ERROR carrying our code (LLM_UNAVAILABLE), seen by HttpAgent', async () => {
+    // Nothing listens on port 9: the model call is refused at once.
+    const down = await startTestServer({ db, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'x', OPENAI_TIMEOUT_MS: '1500', OPENAI_MAX_RETRIES: '0' } });
+    try {
+      const agent = new HttpAgent({ url: `${down.url}/api/agent/ag-ui`, headers: { Authorization: `Bearer ${await login(down.url, 'admin')}` }, threadId: randomUUID() });
+      const errors: BaseEvent[] = [];
+      agent.addMessage({ id: randomUUID(), role: 'user', content: 'hello' });
+      await agent.runAgent({}, { onRunErrorEvent: ({ event }) => void errors.push(event) }).catch(() => {});
+      expect(errors).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: 'LLM_UNAVAILABLE' })]);
+      expect((errors[0] as any).message.length).toBeGreaterThan(0);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
 describe('AG-UI over raw HTTP', () => {
   it('a reconnect with Last-Event-ID gets a snapshot of the answer so far, then the rest: no text twice', async () => {
     const threadId = randomUUID();
