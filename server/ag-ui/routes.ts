@@ -20,11 +20,12 @@ import { findRunByRequest } from '../db/runs.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger, RunHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
-import { sseComment } from '../events/index.ts';
+import { bearerUser, sseComment, type VerifyUser } from '../events/index.ts';
 import { AgUiRunInput, lastEventId, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
 import { reconnectFrames, runFrames } from './run-stream.ts';
-import { callerOf, expiredApproval, ownThread, type VerifyUser } from './threads.ts';
+import { expiredApproval } from './interrupts.ts';
+import { ownThread } from './threads.ts';
 
 export const AG_UI_PATH = '/api/agent/ag-ui';
 
@@ -64,7 +65,8 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
   });
 
   app.post(AG_UI_PATH, async (request, reply) => {
-    const user = await callerOf(request, options.verifyUser);
+    // Bearer user token, as on every /api/agent route; the agent's tools forward it.
+    const user = await bearerUser(request, options.verifyUser);
     const input = parseInput(AgUiRunInput, request.body, 'body');
     const resumeFrom = lastEventId(request.headers['last-event-id']);
     const view = (engineRunId: string) => new AgUiProjection({ threadId: input.threadId, runId: input.runId, engineRunId });

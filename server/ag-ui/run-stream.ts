@@ -14,7 +14,7 @@ import { EventQueue } from '../engine/event-queue.ts';
 import { followLedger, isCommitted, type Engine, type LedgerEvent, type Ledger, type LiveEvent } from '../engine/index.ts';
 import type { AgUiProjection, Frame } from './projection.ts';
 import { threadMessages } from './snapshot.ts';
-import { pendingInterrupts } from './threads.ts';
+import { pendingInterrupts } from './interrupts.ts';
 
 export interface StreamDeps {
   pool: Pool;
