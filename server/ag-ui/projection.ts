@@ -71,11 +71,15 @@ export class AgUiProjection {
   #lastSeq = 0;
   #open: OpenText | null = null;
   #interrupts: Interrupt[] = [];
+  /** Approvals this run's resume answered (status resolved): one found expired makes it stale. */
+  readonly #answering: ReadonlySet<string>;
+  #stale: string | null = null;
 
-  constructor(ids: { threadId: string; runId: string; engineRunId: string }) {
+  constructor(ids: { threadId: string; runId: string; engineRunId: string; answering?: string[] }) {
     this.#threadId = ids.threadId;
     this.#runId = ids.runId;
     this.#engineRunId = ids.engineRunId;
+    this.#answering = new Set(ids.answering ?? []);
   }
 
   runStarted(): Frame {
@@ -142,14 +146,18 @@ export class AgUiProjection {
       }
       case 'run.finished':
         return [...this.#closeText(), this.#finished(event.payload)];
-      case 'user.message':
       case 'approval.resolved':
+        // It expired between the adapter's check and the decision: AG-UI says a stale resume is a RunError.
+        if (event.payload.result === 'expired' && this.#answering.has(event.payload.approval_id)) this.#stale = event.payload.approval_id;
+        return [];
+      case 'user.message':
         return [];
     }
   }
 
   #finished(p: Payload<'run.finished'>): Frame {
     const ids = { threadId: this.#threadId, runId: this.#runId };
+    if (this.#stale && p.status !== 'failed') return errorFrame('APPROVAL_EXPIRED', `The approval ${this.#stale} had expired; it was not carried out.`);
     switch (p.status) {
       case 'done':
         return { event: { type: EventType.RUN_FINISHED, ...ids, outcome: { type: 'success' } } };

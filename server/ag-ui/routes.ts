@@ -69,7 +69,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     const user = await bearerUser(request, options.verifyUser);
     const input = parseInput(AgUiRunInput, request.body, 'body');
     const resumeFrom = lastEventId(request.headers['last-event-id']);
-    const view = (engineRunId: string) => new AgUiProjection({ threadId: input.threadId, runId: input.runId, engineRunId });
+    const view = (engineRunId: string, answering?: string[]) => new AgUiProjection({ threadId: input.threadId, runId: input.runId, engineRunId, answering });
 
     if (resumeFrom !== null) {
       await ownThread(pool, { userId: user.userId, threadId: input.threadId });
@@ -81,7 +81,8 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     const { turns, decisions } = turnsOf(input);
     await ownThread(pool, { userId: user.userId, threadId: input.threadId, create: decisions.length ? undefined : { text: turns[0].text } });
     // AG-UI: a stale resume is a RunError. Nothing is decided: cancelling it still goes through.
-    const stale = await expiredApproval(pool, input.threadId, decisions.filter((d) => d.resolved).map((d) => d.approvalId), now());
+    const answering = decisions.filter((d) => d.resolved).map((d) => d.approvalId);
+    const stale = await expiredApproval(pool, input.threadId, answering, now());
     if (stale) return stream(reply, failedRun(view(''), errorFrame('APPROVAL_EXPIRED', `The approval ${stale} has expired; cancel the interrupt to continue the thread.`)));
     let run: RunHandle | undefined;
     for (const [i, turn] of turns.entries()) {
@@ -92,7 +93,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
       }
     }
     const last = run!;
-    return stream(reply, runFrames(options, view(last.runId), last.events(), last.conversationId));
+    return stream(reply, runFrames(options, view(last.runId, answering), last.events(), last.conversationId));
   });
 
   /** Writes frames as SSE until the run's end, the client's departure or the server's close. */

@@ -85,6 +85,19 @@ describe('AgUiProjection', () => {
     expect(frames.flatMap((f) => (f.event?.type === 'TEXT_MESSAGE_CONTENT' ? [f.event.delta] : []))).toEqual(['Hello wor', 'ld']);
   });
 
+  it('a resume whose approval expired before it was decided ends as RUN_ERROR APPROVAL_EXPIRED', async () => {
+    seq = 0;
+    const view = new AgUiProjection({ threadId: 'thread', runId: 'ag-run', engineRunId: RUN, answering: [APPROVAL] });
+    const events = [committed('approval.resolved', { approval_id: APPROVAL, result: 'expired' }), partial('It expired.'), committed('assistant.message', { text: 'It expired.' }), finished('done')];
+    const frames = [view.runStarted(), ...events.flatMap((e) => view.apply(e))];
+    expect(frames.at(-1)!.event).toMatchObject({ type: 'RUN_ERROR', code: 'APPROVAL_EXPIRED' });
+    await verified(frames);
+    // A cancelled entry (not answering) on an expired approval finishes normally.
+    seq = 0;
+    const plain = new AgUiProjection({ threadId: 'thread', runId: 'ag-run', engineRunId: RUN });
+    expect(events.flatMap((e) => plain.apply(e)).at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED' });
+  });
+
   it('a confirm that leaves others pending names them (added by the adapter)', async () => {
     seq = 0;
     const view = new AgUiProjection({ threadId: 'thread', runId: 'ag-run', engineRunId: RUN });
