@@ -151,7 +151,8 @@ describe('AG-UI through @ag-ui/client HttpAgent', () => {
     events.length = 0;
     await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] });
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
-    expect(events.find((e) => e.type === 'TOOL_CALL_RESULT')).toBeTruthy();
+    // The result answers the very call the interrupt named.
+    expect(events.find((e) => e.type === 'TOOL_CALL_RESULT')).toMatchObject({ toolCallId: interrupt.toolCallId });
     expect(agent.pendingInterrupts).toEqual([]);
     expect(await deployments('checkout-api', '2.4.1')).toBe(1);
     expect((await db.pool.query('SELECT status FROM approvals WHERE id = $1', [interrupt.id])).rows[0].status).toBe('approved');
