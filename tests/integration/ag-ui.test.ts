@@ -378,21 +378,22 @@ describe('AG-UI over raw HTTP', () => {
 describe('AG-UI across replicas (a second real process on the same database)', () => {
   const cutMidAnswer = (_f: SseFrame, all: SseFrame[]) => all.some((f) => f.id) && all.filter((f) => f.data?.type === 'TEXT_MESSAGE_CONTENT').length >= 3;
   const replica = () =>
-    startMain([], { DATABASE_URL: db.url, DATA_DIR: server.config.dataDir, SERVICE_CLIENT_SECRET: 'test-service-secret-0123456789', OFFLINE_MODEL_DELAY_MS: '15' });
+    // Slower answers than here (~2.5 s), so that a cut lands mid-answer even on a busy machine.
+    startMain([], { DATABASE_URL: db.url, DATA_DIR: server.config.dataDir, SERVICE_CLIENT_SECRET: 'test-service-secret-0123456789', OFFLINE_MODEL_DELAY_MS: '40' });
 
   it('a stream cut on one replica resumes on the other through the ledger; a closing replica ends its streams', async () => {
     const other = await replica();
     const otherUrl = `${other.url}/api/agent/ag-ui`;
     try {
-      // 1. Started here, resumed there: the run is not in that process, its commits are in the ledger.
+      // 1. Started there, resumed here: the run is not in this process, its commits are in the ledger.
       const threadId = randomUUID();
       const body = input(threadId, { messages: [{ id: randomUUID(), role: 'user', content: 'hello, tell me about yourself' }] });
-      const first = await post(body, { token: admin, stop: cutMidAnswer });
+      const first = await post(body, { token: admin, stop: cutMidAnswer, at: otherUrl });
       const lastId = first.frames.filter((f) => f.id).at(-1)!.id!;
-      const second = await post(body, { token: admin, headers: { 'last-event-id': lastId }, at: otherUrl });
+      const second = await post(body, { token: admin, headers: { 'last-event-id': lastId } });
       expect(typesOf(second.frames)).toEqual(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
       const snapshot = second.frames[1].data.messages as { role: string; id: string }[];
-      // Tokens are live only in the process that runs it: the snapshot has the question, not a partial answer.
+      // Tokens are live only in the process that runs the run: the snapshot has the question, no partial answer.
       expect(snapshot.map((m) => m.role)).toEqual(['user']);
       const committed = (await ledger(threadId)).find((e) => e.kind === 'assistant.message')!.payload.text;
       expect(second.frames[3].data.delta).toBe(committed);
