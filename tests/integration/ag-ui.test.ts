@@ -349,6 +349,23 @@ describe('AG-UI over raw HTTP', () => {
     expect(await deployments('checkout-api', '2.2.2')).toBe(1);
   });
 
+  it('a new threadId claimed at once by two users belongs to exactly one; the same user twice is never an error but busy', async () => {
+    const threadId = randomUUID();
+    const body = () => input(threadId, { messages: [{ id: randomUUID(), role: 'user', content: 'hello' }] });
+    const [a, b] = await Promise.all([post(body(), { token: admin }), post(body(), { token: viewer })]);
+    expect([a.status, b.status].sort()).toEqual([200, 404]);
+    const owner = (await db.pool.query('SELECT u.username FROM conversations c JOIN users u ON u.id = c.user_id WHERE c.id = $1', [threadId])).rows;
+    expect(owner).toEqual([{ username: a.status === 200 ? 'admin' : 'viewer' }]);
+
+    const mine = randomUUID();
+    const twice = await Promise.all([post(input(mine, { messages: [{ id: 'm', role: 'user', content: 'hello' }] }), { token: admin }), post(input(mine, { messages: [{ id: 'm', role: 'user', content: 'hello' }] }), { token: admin })]);
+    for (const r of twice) {
+      if (r.status === 200) expect(r.frames.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      else expect(r).toMatchObject({ status: 409, json: { error: { code: 'CONVERSATION_BUSY' } } });
+    }
+    expect(twice.some((r) => r.status === 200)).toBe(true);
+  });
+
   it('malformed input is 400 VALIDATION_ERROR; no token is 401', async () => {
     const threadId = randomUUID();
     const cases: unknown[] = [
