@@ -4,7 +4,10 @@
  * and by raw HTTP where HttpAgent cannot go (a reconnect with Last-Event-ID, an expired interrupt
  * it refuses client-side, replays, another user's thread, malformed input).
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { HttpAgent, type AgentSubscriber } from '@ag-ui/client';
 import type { BaseEvent, Interrupt } from '@ag-ui/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,6 +198,19 @@ describe('AG-UI through @ag-ui/client HttpAgent', () => {
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
     const deployed = await db.pool.query("SELECT service FROM deployments WHERE version = '4.0.1' ORDER BY service");
     expect(deployed.rows).toEqual([{ service: 'checkout-api' }]);
+  });
+});
+
+describe("the README's curl example", () => {
+  it('runs as printed (with the server and token filled in) and streams a tool call to RUN_FINISHED', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### AG-UI'));
+    const command = /```bash\n([\s\S]*?)\n# data:/.exec(section)![1].replace('http://127.0.0.1:3000', server.url);
+    const { stdout } = await promisify(execFile)('bash', ['-c', command], { env: { ...process.env, TOKEN: admin }, timeout: 20_000 });
+    const types = parseSse(stdout + '\n\n').frames.filter((f) => f.data).map((f) => f.data.type);
+    expect(types[0]).toBe('RUN_STARTED');
+    expect(types).toContain('TOOL_CALL_START');
+    expect(types.at(-1)).toBe('RUN_FINISHED');
   });
 });
 
