@@ -291,6 +291,16 @@ describe('AG-UI over raw HTTP', () => {
     expect((await db.pool.query("SELECT count(*)::int AS n FROM deployments WHERE version = '4.0.2'")).rows[0].n).toBe(0);
   });
 
+  it('a new message instead of a resume supersedes the pending interrupt (denied, nothing runs), as on /chat', async () => {
+    const { agent } = agentFor(admin);
+    await say(agent, 'deploy checkout-api 4.4.4 to staging');
+    const [interrupt] = agent.pendingInterrupts;
+    const next = await post(input(agent.threadId, { messages: [{ id: randomUUID(), role: 'user', content: 'hello' }] }), { token: admin });
+    expect(next.frames.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+    expect((await db.pool.query('SELECT status, reason FROM approvals WHERE id = $1', [interrupt.id])).rows[0]).toEqual({ status: 'denied', reason: 'superseded_by_new_message' });
+    expect(await deployments('checkout-api', '4.4.4')).toBe(0);
+  });
+
   it('a resume of an expired interrupt is RUN_ERROR APPROVAL_EXPIRED and runs nothing; cancelling it goes through', async () => {
     const { agent } = agentFor(admin);
     await say(agent, 'deploy checkout-api 5.5.5 to staging');
