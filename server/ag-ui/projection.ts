@@ -8,9 +8,10 @@
  *   assistant.message  -> [START] [CONTENT rest not yet streamed] END
  *   tool.call          -> TOOL_CALL_START, TOOL_CALL_ARGS (the input as JSON), TOOL_CALL_END
  *   tool.result        -> TOOL_CALL_RESULT
- *   approval.requested -> TOOL_CALL_START/ARGS/END of the paused call, and an Interrupt kept for
+ *   approval.requested -> TOOL_CALL_START/ARGS/END of the paused call (its Interrupt is kept)
  *   run.finished       -> RUN_FINISHED outcome success | interrupt (the Interrupts) | cancelled,
- *                         or RUN_ERROR with our taxonomy code (failed)
+ *                         or RUN_ERROR with our taxonomy code (failed; or a stale resume:
+ *                         APPROVAL_EXPIRED)
  *   user.message, approval.resolved -> an id-only frame (the client has them; snapshots too)
  *
  * A text message's id is `<run_id>:<seq of the run's last commit before it>` (0 when none), so a
