@@ -79,6 +79,7 @@ export async function threadsOwedResume(db: Queryable): Promise<Array<{ threadId
 
 export interface OpenedApproval {
   approvalId: string;
+  toolCallId: string;
   tool: string;
   input: Record<string, unknown>;
   prompt: string;
@@ -108,7 +109,7 @@ export async function openApprovals(
       requestedBy: pause.userId,
       expiresAt,
     });
-    opened.push({ approvalId: approval.id, tool: p.tool, input: p.args, prompt, expiresAt, timeoutS: pause.timeoutS });
+    opened.push({ approvalId: approval.id, toolCallId: p.toolCallId, tool: p.tool, input: p.args, prompt, expiresAt, timeoutS: pause.timeoutS });
   }
   return opened;
 }

@@ -11,6 +11,7 @@ import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
+import { agUiRoutes } from '../ag-ui/index.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
@@ -99,6 +100,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     heartbeatMs: config.events.heartbeatMs,
     drainRetryAfterMs: config.events.drainRetryAfterMs,
   });
+  // AG-UI (issue 13): POST /api/agent/ag-ui, the same engine, another protocol.
+  await app.register(agUiRoutes, { pool, ledger, engine, verifyUser, heartbeatMs: config.events.heartbeatMs });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
     // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.

@@ -23,7 +23,7 @@ export function toolResultDraft(runId: string, e: ToolResultEvent): EventDraft {
 export function approvalRequestedDraft(runId: string, a: OpenedApproval): EventDraft {
   return {
     kind: 'approval.requested',
-    payload: { run_id: runId, approval_id: a.approvalId, tool: a.tool, input: a.input, prompt: a.prompt, expires_at: a.expiresAt.toISOString(), timeout_s: a.timeoutS },
+    payload: { run_id: runId, approval_id: a.approvalId, tool_call_id: a.toolCallId, tool: a.tool, input: a.input, prompt: a.prompt, expires_at: a.expiresAt.toISOString(), timeout_s: a.timeoutS },
   };
 }
 

@@ -37,6 +37,8 @@ export const PAYLOADS = {
   'approval.requested': z.strictObject({
     run_id: RunId,
     approval_id: z.uuid(),
+    /** The paused tool call (AG-UI's Interrupt.toolCallId); absent on events older than it. */
+    tool_call_id: z.string().min(1).optional(),
     tool: z.string().min(1),
     input: z.record(z.string(), z.unknown()),
     prompt: z.string(),

@@ -11,16 +11,20 @@ import { AirlockError } from '../errors.ts';
 
 export type VerifyUser = (token: string) => Promise<{ userId: string }>;
 
-export async function ownConversation(request: FastifyRequest, deps: { pool: Pool; verifyUser: VerifyUser }, conversationId: string): Promise<string> {
+/** The user of the bearer token (and the token, which the agent's tools forward), or UNAUTHORIZED. */
+export async function bearerUser(request: FastifyRequest, verifyUser: VerifyUser): Promise<{ userId: string; token: string }> {
   const token = bearerToken(request.headers.authorization);
   if (!token) throw new AirlockError('UNAUTHORIZED', 'A valid user token is required.');
-  let userId: string;
   try {
-    userId = (await deps.verifyUser(token)).userId;
+    return { userId: (await verifyUser(token)).userId, token };
   } catch (error) {
     if (!isAuthError(error)) throw error;
     throw new AirlockError('UNAUTHORIZED', 'A valid user token is required.', { cause: error });
   }
+}
+
+export async function ownConversation(request: FastifyRequest, deps: { pool: Pool; verifyUser: VerifyUser }, conversationId: string): Promise<string> {
+  const { userId } = await bearerUser(request, deps.verifyUser);
   const conversation = await getConversationForUser(deps.pool, { userId, id: conversationId });
   if (!conversation) throw new AirlockError('NOT_FOUND', 'No such conversation.');
   return userId;

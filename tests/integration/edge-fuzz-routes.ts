@@ -74,4 +74,6 @@ export const FUZZ_ROUTES: FuzzRoute[] = [
   route('POST', `${G}/gradio_api/mcp/`, { body: ['jsonrpc', 'id', 'method', 'params'] }),
   route('GET', `${G}/gradio_api/mcp/schema`),
   route('POST', `${G}/gradio_api/mcp/messages/`, { query: ['sessionId'], body: ['jsonrpc', 'id', 'method', 'params'] }),
+  // Issue 13: AG-UI (RunAgentInput).
+  route('POST', '/api/agent/ag-ui', { body: ['threadId', 'runId', 'messages', 'resume', 'tools', 'context', 'state', 'forwardedProps'] }),
 ];

@@ -2,6 +2,8 @@
  * The production layout: api and gateway in separate processes behind the real nginx, sharing
  * PostgreSQL and the service credentials. A chat turn crosses nginx -> gateway -> api.
  */
+import { randomUUID } from 'node:crypto';
+import { HttpAgent } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -61,5 +63,22 @@ describe('split roles behind nginx', () => {
     expect(frames.filter((f) => f.id !== undefined).map((f) => Number(f.id))).toEqual(page.events.slice(1).map((e: { seq: number }) => e.seq));
     const caps = await fetch(`${nginx.url}/api/agent/v1/capabilities`);
     expect((await caps.json()).apiVersion).toBe('v1');
+  });
+
+  it('serves AG-UI from the gateway through nginx: a tool call streamed, an interrupt resumed', async () => {
+    const token = await login(nginx.url, 'admin');
+    const agent = new HttpAgent({ url: `${nginx.url}/api/agent/ag-ui`, headers: { Authorization: `Bearer ${token}` }, threadId: randomUUID() });
+    const types: string[] = [];
+    agent.subscribe({ onEvent: ({ event }) => void types.push(event.type) });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'deploy checkout-api 3.3.3 to staging' });
+    await agent.runAgent();
+    const [interrupt] = agent.pendingInterrupts;
+    expect(interrupt).toMatchObject({ reason: 'tool_approval' });
+    await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] });
+    expect(types.filter((t) => t === 'TOOL_CALL_RESULT')).toHaveLength(1);
+    expect(types.at(-1)).toBe('RUN_FINISHED');
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM deployments WHERE version = '3.3.3'")).rows[0].n).toBe(1);
+    const onApi = await fetch(`${api.url}/api/agent/ag-ui`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(onApi.status).toBe(404); // not the api's
   });
 });

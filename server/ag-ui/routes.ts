@@ -1,0 +1,136 @@
+/**
+ * `POST /api/agent/ag-ui`: the AG-UI protocol (RunAgentInput in, an SSE stream of AG-UI events
+ * out), a thin adapter over the engine like /chat.
+ *
+ *   bearer user token -> RunAgentInput (zod) -> the caller's thread (unknown: created; another
+ *   user's: 404) -> Last-Event-ID?  reconnect: the run of this runId, snapshot first, then live
+ *                                   else: engine.submit per turn (input.ts) -> follow the last run
+ *
+ * Request errors (bad input 400, no token 401, a thread that is not yours 404, a busy thread
+ * 409) are HTTP errors with the taxonomy body; once the stream is open, a failure is RUN_ERROR
+ * with the taxonomy code. Each frame of a committed event carries the ledger seq as its SSE id.
+ * The run belongs to the engine: a client that goes away only stops following it.
+ * @module
+ */
+import { EventEncoder } from '@ag-ui/encoder';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { parseInput } from '../api/validate.ts';
+import { toChatError } from '../chat/chat-error.ts';
+import { findRunByRequest } from '../db/runs.ts';
+import type { Pool } from '../db/index.ts';
+import type { Engine, Ledger, RunHandle } from '../engine/index.ts';
+import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
+import { bearerUser, sseComment, type VerifyUser } from '../events/index.ts';
+import { AgUiRunInput, lastEventId, turnsOf } from './input.ts';
+import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
+import { reconnectFrames, runFrames } from './run-stream.ts';
+import { expiredApproval } from './interrupts.ts';
+import { ownThread } from './threads.ts';
+
+export const AG_UI_PATH = '/api/agent/ag-ui';
+
+export interface AgUiRoutesOptions {
+  pool: Pool;
+  ledger: Ledger;
+  engine: Engine;
+  verifyUser: VerifyUser;
+  heartbeatMs: number;
+  now?: () => Date;
+}
+
+/** Follows an earlier turn of a multi-entry resume to its end; a failure ends the request. */
+async function settle(run: RunHandle): Promise<Frame | null> {
+  for await (const e of run.events()) {
+    if (e.kind === 'run.finished' && e.payload.status === 'failed') {
+      const code = isErrorCode(e.payload.error_code) ? e.payload.error_code : 'INTERNAL';
+      return errorFrame(code, e.payload.error_detail ?? ERROR_CODES[code].message);
+    }
+  }
+  return null;
+}
+
+/** A run that fails before it starts anything: RUN_STARTED, RUN_ERROR. */
+async function* failedRun(view: AgUiProjection, error: Frame): AsyncGenerator<Frame> {
+  yield view.runStarted();
+  yield error;
+}
+
+export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, options) => {
+  const { pool, engine } = options;
+  const now = options.now ?? (() => new Date());
+  const open = new Set<AbortController>();
+  // Closing: open streams end (without a terminal event), so their clients reconnect elsewhere.
+  app.addHook('preClose', async () => {
+    for (const gone of open) gone.abort();
+  });
+
+  app.post(AG_UI_PATH, async (request, reply) => {
+    // Bearer user token, as on every /api/agent route; the agent's tools forward it.
+    const user = await bearerUser(request, options.verifyUser);
+    const input = parseInput(AgUiRunInput, request.body, 'body');
+    const resumeFrom = lastEventId(request.headers['last-event-id']);
+    const view = (engineRunId: string, answering?: string[]) => new AgUiProjection({ threadId: input.threadId, runId: input.runId, engineRunId, answering });
+
+    if (resumeFrom !== null) {
+      await ownThread(pool, { userId: user.userId, threadId: input.threadId });
+      const run = await findRunByRequest(pool, { userId: user.userId, requestId: input.runId });
+      if (!run || run.conversationId !== input.threadId) throw new AirlockError('NOT_FOUND', 'No such run in this thread.');
+      return stream(reply, reconnectFrames(options, view(run.id), run));
+    }
+
+    const { turns, decisions } = turnsOf(input);
+    await ownThread(pool, { userId: user.userId, threadId: input.threadId, create: decisions.length ? undefined : { text: turns[0].text } });
+    // AG-UI: a stale resume is a RunError. Nothing is decided: cancelling it still goes through.
+    const answering = decisions.filter((d) => d.resolved).map((d) => d.approvalId);
+    const stale = await expiredApproval(pool, input.threadId, answering, now());
+    if (stale) return stream(reply, failedRun(view(''), errorFrame('APPROVAL_EXPIRED', `The approval ${stale} has expired; cancel the interrupt to continue the thread.`)));
+    let run: RunHandle | undefined;
+    for (const [i, turn] of turns.entries()) {
+      run = await engine.submit(turn, user);
+      if (i < turns.length - 1) {
+        const failed = await settle(run);
+        if (failed) return stream(reply, failedRun(view(run.runId), failed));
+      }
+    }
+    const last = run!;
+    return stream(reply, runFrames(options, view(last.runId, answering), last.events(), last.conversationId));
+  });
+
+  /** Writes frames as SSE until the run's end, the client's departure or the server's close. */
+  async function stream(reply: FastifyReply, frames: AsyncGenerator<Frame>): Promise<void> {
+    const encoder = new EventEncoder({ accept: 'text/event-stream' });
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // nginx: pass frames through as they come
+    });
+    const gone = new AbortController();
+    open.add(gone);
+    res.once('close', () => gone.abort());
+    const heartbeat = setInterval(() => res.writableEnded || res.write(sseComment('heartbeat')), options.heartbeatMs);
+    // An id-only frame has no data: AG-UI parsers skip it, EventSource moves its Last-Event-ID.
+    const write = (f: Frame) => res.writableEnded || res.write((f.id === undefined ? '' : `id: ${f.id}\n`) + (f.event ? encoder.encodeSSE(f.event) : '\n'));
+    const stopped = new Promise<void>((resolve) => gone.signal.addEventListener('abort', () => resolve(), { once: true }));
+    try {
+      for (;;) {
+        const pending = frames.next();
+        pending.catch(() => {}); // rethrown below unless the client left first
+        const next = await Promise.race([pending, stopped.then(() => null)]);
+        if (!next || next.done) break;
+        write(next.value);
+      }
+    } catch (error) {
+      const failure = toChatError(error, reply.request.id);
+      if (failure.code === 'INTERNAL') reply.request.log.error({ err: error }, 'AG-UI stream failed');
+      write(errorFrame(failure.code, failure.message));
+    } finally {
+      clearInterval(heartbeat);
+      open.delete(gone);
+      void frames.return(undefined).catch(() => {});
+      res.end();
+    }
+  }
+};
