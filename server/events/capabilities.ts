@@ -20,6 +20,9 @@ export function capabilities(settings: { heartbeatMs: number; drainRetryAfterMs:
       'chat.request_id': true,
       'runs.cancel': true,
       approvals: true,
+      // POST /api/agent/ag-ui: AG-UI runs, approvals as interrupts, Last-Event-ID reconnect.
+      'ag-ui': true,
+      'ag-ui.resume': true,
     },
     limits: {
       eventsPageDefault: EVENTS_PAGE_DEFAULT,
