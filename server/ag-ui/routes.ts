@@ -20,7 +20,7 @@ import { findRunByRequest } from '../db/runs.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger, RunHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
-import { bearerUser, sseComment, type VerifyUser } from '../events/index.ts';
+import { bearerUser, openSseResponse, sseComment, type VerifyUser } from '../events/index.ts';
 import { AgUiRunInput, lastEventId, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
 import { reconnectFrames, runFrames } from './run-stream.ts';
@@ -99,14 +99,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
   /** Writes frames as SSE until the run's end, the client's departure or the server's close. */
   async function stream(reply: FastifyReply, frames: AsyncGenerator<Frame>): Promise<void> {
     const encoder = new EventEncoder({ accept: 'text/event-stream' });
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no', // nginx: pass frames through as they come
-    });
+    const res = openSseResponse(reply);
     const gone = new AbortController();
     open.add(gone);
     res.once('close', () => gone.abort());

@@ -15,6 +15,7 @@ import { capabilities } from './capabilities.ts';
 import { EventStream } from './event-stream.ts';
 import { ConversationParams, EventsPageQuery, EventsStreamQuery } from './schemas.ts';
 import { resumeCursor } from './sse-format.ts';
+import { openSseResponse } from './sse-response.ts';
 
 export interface EventRoutesOptions {
   pool: Pool;
@@ -54,14 +55,7 @@ export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, o
     await ownConversation(request, options, id);
     const after = resumeCursor({ lastEventId: request.headers['last-event-id'], after: query.after });
 
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no', // nginx: pass frames through as they come
-    });
+    const res = openSseResponse(reply);
     res.write(': open\n\n');
     const gone = new AbortController();
     res.once('close', () => gone.abort());
