@@ -4,7 +4,7 @@
  * (its new message or confirm resolves the approval first).
  * @module
  */
-import { getLease, releaseLease, renewLease, setLeaseState, tryTakeLease } from '../db/leases.ts';
+import { releaseLease, renewLease, setLeaseState, tryTakeLease } from '../db/leases.ts';
 import type { Queryable } from '../db/index.ts';
 
 export class ConversationLease {
@@ -19,14 +19,12 @@ export class ConversationLease {
     this.#holder = holder;
   }
 
-  /** Takes the lease (taking over a paused run's), or returns null when another run streams. */
-  static async acquire(db: Queryable, conversationId: string, holder: string, ttlS: number, options: { fresh?: boolean } = {}): Promise<ConversationLease | null> {
-    // A conversation this submit just created has no lease to look at (one round trip less).
-    const current = options.fresh ? null : await getLease(db, conversationId);
-    if (current?.state === 'awaiting_confirmation') {
-      await releaseLease(db, { conversationId, holder: current.holder });
-    }
-    const taken = await tryTakeLease(db, { conversationId, holder, state: 'streaming', ttlS });
+  /**
+   * Takes the lease (taking over a paused run's), or returns null when another run streams. One
+   * statement: it sits before the first token of every turn.
+   */
+  static async acquire(db: Queryable, conversationId: string, holder: string, ttlS: number): Promise<ConversationLease | null> {
+    const taken = await tryTakeLease(db, { conversationId, holder, state: 'streaming', ttlS, takeOverPause: true });
     if (!taken) return null;
     const lease = new ConversationLease(db, conversationId, holder);
     lease.#timer = setInterval(() => {

@@ -47,12 +47,13 @@ export function isLeaseHeld({ lease, now }: { lease: Pick<Lease, 'expiresAt'> | 
 
 /**
  * Takes the lease when it is free, expired, or already ours (then state and expiry are updated;
- * `since` is kept unless the state changes). Returns true when `holder` now holds it. Atomic.
+ * `since` is kept unless the state changes); with `takeOverPause`, also from a run paused for
+ * approval. Returns true when `holder` now holds it. Atomic, one round trip.
  * @example if (!(await tryTakeLease(pool, { conversationId, holder: runId, state: 'streaming', ttlS: 30 }))) throw busy;
  */
 export async function tryTakeLease(
   q: Queryable,
-  input: { conversationId: string; holder: string; state: LeaseState; ttlS: number },
+  input: { conversationId: string; holder: string; state: LeaseState; ttlS: number; takeOverPause?: boolean },
 ): Promise<boolean> {
   const { rowCount } = await q.query(
     `INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at)
@@ -63,8 +64,8 @@ export async function tryTakeLease(
        since = CASE WHEN l.holder = excluded.holder AND l.state = excluded.state AND l.expires_at > now()
                     THEN l.since ELSE excluded.since END,
        expires_at = excluded.expires_at
-     WHERE l.expires_at <= now() OR l.holder = excluded.holder`,
-    [input.conversationId, input.holder, input.state, input.ttlS],
+     WHERE l.expires_at <= now() OR l.holder = excluded.holder OR ($5 AND l.state = 'awaiting_confirmation')`,
+    [input.conversationId, input.holder, input.state, input.ttlS, input.takeOverPause ?? false],
   );
   return rowCount === 1;
 }

@@ -156,7 +156,7 @@ export function createEngine(options: EngineOptions) {
 
       const runId = randomUUID();
       const fresh = !input.conversationId;
-      const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS, { fresh });
+      const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS);
       if (!lease) throw new AirlockError('CONVERSATION_BUSY');
       const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
       if (!run) {

@@ -150,6 +150,17 @@ describe('leases', () => {
     expect(await tryTakeLease(db.pool, { conversationId, holder: 'new', state: 'streaming', ttlS: 30 })).toBe(true);
     expect(await renewLease(db.pool, { conversationId, holder: 'old', ttlS: 30 })).toBe(false);
   });
+
+  it('a pause is taken over only when asked (a new turn), never a streaming run', async () => {
+    const { id: conversationId } = await createConversation(db.pool, { userId });
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'paused', state: 'streaming', ttlS: 30 })).toBe(true);
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'next', state: 'streaming', ttlS: 30, takeOverPause: true })).toBe(false);
+    await setLeaseState(db.pool, { conversationId, holder: 'paused', state: 'awaiting_confirmation', ttlS: 300 });
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'other', state: 'streaming', ttlS: 30 })).toBe(false);
+    const racers = await Promise.all(['n1', 'n2', 'n3'].map((holder) => tryTakeLease(db.pool, { conversationId, holder, state: 'streaming', ttlS: 30, takeOverPause: true })));
+    expect(racers.filter(Boolean)).toHaveLength(1);
+    expect(await getLease(db.pool, conversationId)).toMatchObject({ state: 'streaming', held: true });
+  });
 });
 
 describe('housekeeping', () => {
