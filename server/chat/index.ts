@@ -13,6 +13,8 @@ import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
+import { insertAudit } from '../db/audit.ts';
+import { loadToolPolicy, tenantOfUser } from '../policy/index.ts';
 import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
@@ -37,6 +39,8 @@ export interface GatewayOptions {
 export const GRADIO_MOUNT = '/api/agent/gradio';
 
 export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { config, pool, databaseUrl, apiUrl }) => {
+  // First, before anything starts: a bad policy file stops the start (PolicyFileError names the line).
+  const policy = await loadToolPolicy(config.policy.file);
   const offline = config.model.baseUrl === undefined;
   const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
   const checkpointer = await createCheckpointer(pool, databaseUrl);
@@ -49,6 +53,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
 
   const mcp = await startMcpTools(app, { config, pool, apiUrl });
   const agent = await createAgentRuntime({
+    policy,
+    tenantOf: (userId) => tenantOfUser(pool, userId),
+    audit: (entry) => insertAudit(pool, entry),
     builtinTools: config.tools.builtin,
     mcp,
     mcpTopN: config.tools.mcpTopN,

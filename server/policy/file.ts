@@ -33,7 +33,8 @@ function lineOf(doc: Document, lines: LineCounter, path: Path, key?: string): nu
         if (pair && isScalar(pair.key) && pair.key.range) return lines.linePos(pair.key.range[0]).line;
       }
     }
-    return lines.linePos(node.range[0]).line;
+    const range = (node as { range?: [number, number, number] }).range;
+    return range ? lines.linePos(range[0]).line : 1;
   }
   return 1;
 }

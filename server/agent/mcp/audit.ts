@@ -7,7 +7,7 @@
  */
 import { decodeJwt } from 'jose';
 import type { AuditEntry, AuditOutcome } from '../../db/audit.ts';
-import type { ToolAction } from './policy.ts';
+import type { PolicyDecision } from '../../policy/index.ts';
 
 /** Where MCP audit rows go (the gateway passes one that writes audit_log). */
 export type McpAuditSink = (entry: AuditEntry) => Promise<void>;
@@ -41,7 +41,7 @@ export function mcpAuditEntry(call: {
   args: Record<string, unknown>;
   result: McpCallOutcome;
   /** What the policy decided before the call: allow, caution, require_approval (then approved or not) or deny. */
-  action: ToolAction;
+  decision: Pick<PolicyDecision, 'action' | 'scope' | 'matched'>;
   errorCode?: string | null;
   userToken: string;
   serviceToken?: string;
@@ -66,6 +66,8 @@ export function mcpAuditEntry(call: {
     toolCallId: call.toolCallId,
     conversationId: call.conversationId,
     durationMs: call.durationMs === null ? null : Math.round(call.durationMs),
-    policyAction: call.action,
+    policyAction: call.decision.action,
+    policyScope: call.decision.scope,
+    policyMatched: call.decision.matched,
   };
 }
