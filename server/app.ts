@@ -13,6 +13,8 @@ import { registerSecurityHeaders } from './security-headers.ts';
 import { apiRoutes } from './api/index.ts';
 import { gatewayRoutes } from './chat/index.ts';
 import { webRoutes } from './web/index.ts';
+import { createServiceTokenVerifier, createUserTokenVerifier } from './auth/index.ts';
+import { prometheusRoute } from './metrics/route.ts';
 
 export interface AppOptions {
   config: Config;
@@ -46,6 +48,10 @@ export async function buildApp({ config, roles, pool, databaseUrl }: AppOptions)
   if (roles.includes('gateway')) {
     if (!pool || !databaseUrl) throw new Error('the gateway role needs a database');
     await app.register(gatewayRoutes, { config, pool, databaseUrl, apiUrl });
+  }
+  // Each process's own Prometheus metrics at the root (service token), wherever there is a database to verify it.
+  if (pool && (roles.includes('api') || roles.includes('gateway'))) {
+    await app.register(prometheusRoute, { verifiers: { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) } });
   }
   if (roles.includes('web')) await app.register(webRoutes);
   else {

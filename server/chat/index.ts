@@ -14,7 +14,10 @@ import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { insertAudit } from '../db/audit.ts';
-import { loadToolPolicy, tenantOfUser } from '../policy/index.ts';
+import { catalogDefaults, loadToolPolicy, tenantOfUser } from '../policy/index.ts';
+import { createServiceTokenVerifier } from '../auth/index.ts';
+import { opsRoutes } from '../api/v1/ops-routes.ts';
+import { policyRoutes } from '../api/v1/policy-routes.ts';
 import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
@@ -63,6 +66,17 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     apiUrl,
     serviceCredentials: { clientId: config.service.clientId, clientSecret: config.service.clientSecret },
     checkpointer,
+  });
+
+  // The control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own).
+  const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
+  const builtinDefaults = () => new Map([...(config.tools.builtin ? catalogDefaults() : []), ...mcp.builtinActions()]);
+  await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults });
+  await app.register(opsRoutes, {
+    prefix: '/api/agent/v1', pool, verifiers,
+    model: { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline },
+    toolNames: () => ({ builtin: config.tools.builtin ? [...catalogDefaults().keys()] : [], mcp: [...mcp.builtinActions().keys()].sort() }),
+    mcpStatus: () => mcp.status(),
   });
 
   app.get('/api/agent/info', async () => ({
