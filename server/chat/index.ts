@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
-import { createAgentRuntime } from '../agent/index.ts';
+import { ALL_TOOLS, createAgentRuntime } from '../agent/index.ts';
 import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
@@ -14,7 +14,7 @@ import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { insertAudit } from '../db/audit.ts';
-import { catalogDefaults, loadToolPolicy, tenantOfUser } from '../policy/index.ts';
+import { catalogDefault, loadToolPolicy, tenantOfUser, type ToolAction, type ToolPolicy } from '../policy/index.ts';
 import { createServiceTokenVerifier } from '../auth/index.ts';
 import { opsRoutes } from '../api/v1/ops-routes.ts';
 import { policyRoutes } from '../api/v1/policy-routes.ts';
@@ -37,13 +37,15 @@ export interface GatewayOptions {
   pool: Pool;
   databaseUrl: string;
   apiUrl: () => string;
+  /** Loaded already (main.ts); else read from POLICY_FILE here. */
+  policy?: ToolPolicy;
 }
 
 export const GRADIO_MOUNT = '/api/agent/gradio';
 
-export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { config, pool, databaseUrl, apiUrl }) => {
+export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { config, pool, databaseUrl, apiUrl, ...options }) => {
   // First, before anything starts: a bad policy file stops the start (PolicyFileError names the line).
-  const policy = await loadToolPolicy(config.policy.file);
+  const policy = options.policy ?? (await loadToolPolicy(config.policy.file));
   const offline = config.model.baseUrl === undefined;
   const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
   const checkpointer = await createCheckpointer(pool, databaseUrl);
@@ -70,12 +72,13 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
 
   // The control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own).
   const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
-  const builtinDefaults = () => new Map([...(config.tools.builtin ? catalogDefaults() : []), ...mcp.builtinActions()]);
+  const agentTools = config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [];
+  const builtinDefaults = () => new Map<string, ToolAction>([...agentTools.map((n) => [n, catalogDefault(n)!] as const), ...mcp.builtinActions()]);
   await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults });
   await app.register(opsRoutes, {
     prefix: '/api/agent/v1', pool, verifiers,
     model: { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline },
-    toolNames: () => ({ builtin: config.tools.builtin ? [...catalogDefaults().keys()] : [], mcp: [...mcp.builtinActions().keys()].sort() }),
+    toolNames: () => ({ builtin: agentTools, mcp: [...mcp.builtinActions().keys()].sort() }),
     mcpStatus: () => mcp.status(),
   });
 

@@ -5,7 +5,7 @@
  * name the policy check is asked about, such as the seed's `exec`, is treated as dangerous).
  * @module
  */
-import { findToolSpec, TOOLS } from '../operations/index.ts';
+import { findToolSpec } from '../operations/index.ts';
 import type { ToolAction } from './types.ts';
 
 /** The catalog's default for `tool`, or undefined when the catalog does not declare it. */
@@ -18,7 +18,3 @@ export function catalogDefault(tool: string): ToolAction | undefined {
 /** The default of a tool no table declares. */
 export const UNKNOWN_TOOL_DEFAULT: ToolAction = 'require_approval';
 
-/** The catalog's tools with their defaults, in catalog order. */
-export function catalogDefaults(): Map<string, ToolAction> {
-  return new Map(TOOLS.map((t) => [t.name, catalogDefault(t.name)!]));
-}

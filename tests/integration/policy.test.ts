@@ -265,7 +265,8 @@ describe('GET /api/agent/v1/policy', () => {
     expect(body.policy.user_rules).toEqual({});
     expect(body.policy.tool_rules).toEqual({ check_health: 'caution', deploy_service: 'deny' });
     const byTool = Object.fromEntries(body.effective.tools.map((t: { tool_name: string; policy_action: string }) => [t.tool_name, t.policy_action]));
-    expect(byTool).toMatchObject({ check_health: 'caution', deploy_service: 'deny', start_maintenance: 'require_approval', list_tasks: 'allow' });
+    expect(byTool).toMatchObject({ check_health: 'caution', deploy_service: 'deny', start_maintenance: 'require_approval', create_task: 'allow' });
+    expect(byTool).not.toHaveProperty('list_tasks'); // api-only: not an agent tool
     expect(body.effective.user_key).toBe('demo:operator');
   });
 });
