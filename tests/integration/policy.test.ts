@@ -8,7 +8,8 @@
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
@@ -21,6 +22,8 @@ policy:
   tool_rules:
     check_health: caution
     deploy_service: deny
+    filesystem_read_file: caution  # MCP tools: a rule ranks above their annotations
+    filesystem_write_file: deny
   tenant_rules:
     acme:
       tools:
@@ -39,6 +42,8 @@ let server: TestServer;
 let strict: TestServer;
 let plain: TestServer;
 let dir: string;
+let files: string;
+const FS_SERVER = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const clients: Client[] = [];
 
 const meta = (m: WireMessage | undefined) => (m?.metadata ?? {}) as Record<string, unknown>;
@@ -62,8 +67,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'airlock-policy-'));
   await writeFile(join(dir, 'policy.yaml'), POLICY);
   await writeFile(join(dir, 'strict.yaml'), STRICT);
+  files = await mkdtemp(join(tmpdir(), 'airlock-policy-files-'));
+  await writeFile(join(files, 'readme.txt'), 'The door opens inward.\n');
+  await writeFile(join(dir, 'tools.yaml'), `servers:\n  - name: filesystem\n    command: ${process.execPath}\n    args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(files)}]\n`);
   db = await createTestDatabase();
-  server = await startTestServer({ db, env: { POLICY_FILE: join(dir, 'policy.yaml') } });
+  server = await startTestServer({ db, env: { POLICY_FILE: join(dir, 'policy.yaml'), TOOLS_FILE: join(dir, 'tools.yaml'), MCP_TIMEOUT_MS: '5000' } });
   strict = await startTestServer({ db, env: { POLICY_FILE: join(dir, 'strict.yaml') } });
   plain = await startTestServer({ db });
 });
@@ -75,6 +83,7 @@ afterAll(async () => {
   await plain?.close();
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
+  if (files) await rm(files, { recursive: true, force: true });
 });
 
 describe('deny', () => {
@@ -158,6 +167,26 @@ describe('caution', () => {
     expect(res.status).toBe(401);
     const audit = (await db.pool.query(`SELECT policy_action, policy_scope FROM audit_log WHERE tool_call_id = 'forged-1'`)).rows;
     expect(audit).toEqual([{ policy_action: null, policy_scope: null }]);
+  });
+});
+
+describe('MCP tools under the same policy', () => {
+  it('deny hides an MCP tool (its annotations would ask for approval): nothing is written', async () => {
+    const target = join(files, 'notes.txt');
+    const turn = await collect(chat(await connect(server.url, 'admin'), `write hello to ${target}`));
+    expect(turn.types).not.toContain('tool_start');
+    expect(turn.types).not.toContain('confirm_required');
+    expect(await stat(target).then(() => true, () => false)).toBe(false);
+  });
+
+  it('caution on a read-only MCP tool: it runs, flagged on the wire and in its audit row', async () => {
+    const turn = await collect(chat(await connect(server.url, 'admin'), `read the file ${join(files, 'readme.txt')}`));
+    const start = turn.messages.find((m) => m.metadata.type === 'tool_start');
+    expect(meta(start)).toMatchObject({ tool: 'filesystem_read_file', policy: { scope: 'tool:filesystem_read_file', action: 'caution', matched: true } });
+    expect(turn.types).toContain('tool_end');
+    const audit = (await db.pool.query('SELECT * FROM audit_log WHERE tool_call_id = $1', [meta(start).tool_call_id])).rows;
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ method: 'MCP', outcome: 'success', policy_action: 'caution', policy_scope: 'tool:filesystem_read_file', policy_matched: true });
   });
 });
 
@@ -254,7 +283,10 @@ describe('GET /api/agent/v1/policy', () => {
     expect(res.status).toBe(200);
     expect(body.policy.tenant_rules).toHaveProperty('acme');
     expect(body.policy.user_rules).toHaveProperty(['demo:admin']);
-    expect(body.builtin.require_approval).toEqual(['deploy_service', 'end_maintenance', 'start_maintenance']);
+    // the catalog's dangerous operations and the MCP tools whose annotations ask for approval
+    expect(body.builtin.require_approval).toEqual(expect.arrayContaining(['deploy_service', 'end_maintenance', 'start_maintenance', 'filesystem_write_file']));
+    expect(body.builtin.require_approval).not.toContain('filesystem_read_file');
+    expect(body.builtin.defaults).toMatchObject({ filesystem_read_file: 'allow', check_health: 'allow', deploy_service: 'require_approval' });
     expect(body.effective).toBeNull();
   });
 
@@ -263,9 +295,12 @@ describe('GET /api/agent/v1/policy', () => {
     const body = await res.json();
     expect(body.policy.tenant_rules).toEqual({});
     expect(body.policy.user_rules).toEqual({});
-    expect(body.policy.tool_rules).toEqual({ check_health: 'caution', deploy_service: 'deny' });
+    expect(body.policy.tool_rules).toEqual({ check_health: 'caution', deploy_service: 'deny', filesystem_read_file: 'caution', filesystem_write_file: 'deny' });
     const byTool = Object.fromEntries(body.effective.tools.map((t: { tool_name: string; policy_action: string }) => [t.tool_name, t.policy_action]));
-    expect(byTool).toMatchObject({ check_health: 'caution', deploy_service: 'deny', start_maintenance: 'require_approval', create_task: 'allow' });
+    expect(byTool).toMatchObject({
+      check_health: 'caution', deploy_service: 'deny', start_maintenance: 'require_approval', create_task: 'allow',
+      filesystem_read_file: 'caution', filesystem_write_file: 'deny', filesystem_create_directory: 'caution', filesystem_list_directory: 'allow',
+    });
     expect(byTool).not.toHaveProperty('list_tasks'); // api-only: not an agent tool
     expect(body.effective.user_key).toBe('demo:operator');
   });
