@@ -14,7 +14,7 @@ import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { insertAudit } from '../db/audit.ts';
-import { catalogDefault, loadToolPolicy, tenantOfUser, type ToolAction, type ToolPolicy } from '../policy/index.ts';
+import { cachedTenantLookup, catalogDefault, loadToolPolicy, type ToolAction, type ToolPolicy } from '../policy/index.ts';
 import { createServiceTokenVerifier } from '../auth/index.ts';
 import { opsRoutes } from '../api/v1/ops-routes.ts';
 import { policyRoutes } from '../api/v1/policy-routes.ts';
@@ -59,7 +59,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const mcp = await startMcpTools(app, { config, pool, apiUrl });
   const agent = await createAgentRuntime({
     policy,
-    tenantOf: (userId) => tenantOfUser(pool, userId),
+    tenantOf: cachedTenantLookup(pool, config.policy.tenantCacheS),
     audit: (entry) => insertAudit(pool, entry),
     builtinTools: config.tools.builtin,
     mcp,

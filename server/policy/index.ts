@@ -37,6 +37,6 @@ export async function loadToolPolicy(file: string | undefined): Promise<ToolPoli
 export { decideToolPolicy, riskLevel, strictness, userKey } from './decide.ts';
 export { parsePolicyText, PolicyFileError } from './file.ts';
 export { catalogDefault } from './builtin.ts';
-export { tenantOfUser, DEFAULT_TENANT } from './tenant.ts';
+export { cachedTenantLookup, tenantOfUser, DEFAULT_TENANT } from './tenant.ts';
 export { stampOf, TOOL_ACTIONS, PolicyRulesSchema } from './types.ts';
 export type { PolicyDecision, PolicyRules, PolicyStamp, PolicySubject, ToolAction, PolicyLevel } from './types.ts';

@@ -71,7 +71,7 @@ beforeAll(async () => {
   await writeFile(join(files, 'readme.txt'), 'The door opens inward.\n');
   await writeFile(join(dir, 'tools.yaml'), `servers:\n  - name: filesystem\n    command: ${process.execPath}\n    args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(files)}]\n`);
   db = await createTestDatabase();
-  server = await startTestServer({ db, env: { POLICY_FILE: join(dir, 'policy.yaml'), TOOLS_FILE: join(dir, 'tools.yaml'), MCP_TIMEOUT_MS: '5000' } });
+  server = await startTestServer({ db, env: { POLICY_TENANT_CACHE_S: '0', POLICY_FILE: join(dir, 'policy.yaml'), TOOLS_FILE: join(dir, 'tools.yaml'), MCP_TIMEOUT_MS: '5000' } });
   strict = await startTestServer({ db, env: { POLICY_FILE: join(dir, 'strict.yaml') } });
   plain = await startTestServer({ db });
 });
