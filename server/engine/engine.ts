@@ -89,7 +89,7 @@ export function createEngine(options: EngineOptions) {
 
   /** A follower of a run, counted as an open stream while it lasts (metrics). */
   function follow(runId: string, conversationId: string): AsyncIterableIterator<LiveEvent> {
-    return countedStream(followRun(runId, conversationId), metrics.openStreams);
+    return countedStream(followRun(runId, conversationId), { inc: () => metrics.openStreams.inc({ kind: 'run' }), dec: () => metrics.openStreams.dec({ kind: 'run' }) });
   }
 
   function followRun(runId: string, conversationId: string): AsyncIterableIterator<LiveEvent> {

@@ -131,7 +131,7 @@ describe('GET /metrics (Prometheus text)', () => {
     const admin = await connect(server.url, 'admin');
     let midStream = -1;
     const turn = await collect(chat(admin, "what's the health of payments-api"), async (_m, index) => {
-      if (index === 0) midStream = sample((await scrape(server.url)).samples, 'airlock_open_streams');
+      if (index === 0) midStream = sample((await scrape(server.url)).samples, 'airlock_open_streams', { kind: 'run' });
     });
     expect(turn.status).toBe('complete');
     expect(midStream).toBeGreaterThanOrEqual(1);
@@ -165,8 +165,20 @@ describe('GET /metrics (Prometheus text)', () => {
     expect(delta('airlock_tool_calls_total', { action: 'require_approval' })).toBe(1);
     // every follower has gone: nothing runs, no stream is open (bounded poll: ends are asynchronous)
     let open = -1;
-    for (let i = 0; i < 50 && open !== 0; i++) open = sample((await scrape(server.url)).samples, 'airlock_open_streams');
+    for (let i = 0; i < 50 && open !== 0; i++) open = sample((await scrape(server.url)).samples, 'airlock_open_streams', { kind: 'run' });
     expect(open).toBe(0);
+
+    // a conversation event stream (server/events) is counted while it is open
+    const token = await login(server.url, 'admin');
+    const gone = new AbortController();
+    const res = await fetch(`${server.url}/api/agent/conversations/${id}/events/stream`, { headers: { authorization: `Bearer ${token}` }, signal: gone.signal });
+    expect(res.status).toBe(200);
+    await res.body!.getReader().read(); // ": open"
+    expect(sample((await scrape(server.url)).samples, 'airlock_open_streams', { kind: 'conversation' })).toBe(1);
+    gone.abort();
+    let conversations = -1;
+    for (let i = 0; i < 50 && conversations !== 0; i++) conversations = sample((await scrape(server.url)).samples, 'airlock_open_streams', { kind: 'conversation' });
+    expect(conversations).toBe(0);
     expect(sample(after.samples, 'airlock_running_runs')).toBe(0);
     expect(after.samples.some((s) => s.name.startsWith('airlock_process_'))).toBe(true);
   });
