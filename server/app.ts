@@ -15,7 +15,7 @@ import { gatewayRoutes } from './chat/index.ts';
 import { webRoutes } from './web/index.ts';
 import { createServiceTokenVerifier, createUserTokenVerifier } from './auth/index.ts';
 import { prometheusRoute } from './metrics/route.ts';
-import type { ToolPolicy } from './policy/index.ts';
+import type { PolicyFile } from './policy/index.ts';
 
 export interface AppOptions {
   config: Config;
@@ -25,7 +25,7 @@ export interface AppOptions {
   /** Database URL the pool uses (the gateway's checkpointer opens its own connections). */
   databaseUrl?: string;
   /** The tool policy, when the caller loaded it already (main.ts, before the database); else the gateway loads POLICY_FILE. */
-  policy?: ToolPolicy;
+  policy?: PolicyFile;
 }
 
 export async function buildApp({ config, roles, pool, databaseUrl, policy }: AppOptions): Promise<FastifyInstance> {

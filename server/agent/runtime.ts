@@ -10,7 +10,7 @@ import { Command, isGraphInterrupt, type BaseCheckpointSaver } from '@langchain/
 import { decodeJwt } from 'jose';
 import type { AuditEntry } from '../db/audit.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
-import { createToolPolicy, DEFAULT_TENANT, stampOf, type PolicyDecision, type ToolAction, type ToolPolicy } from '../policy/index.ts';
+import { createToolPolicy, DEFAULT_TENANT, stampOf, type PolicyDecision, type ToolAction, type PolicyFile } from '../policy/index.ts';
 import { createEmbedder } from './embedder.ts';
 import { contentText, createMappingState, toAgentEvents } from './events.ts';
 import { createAgentGraph } from './graph.ts';
@@ -41,7 +41,7 @@ export interface AgentRuntimeOptions {
   mcp?: McpToolSource;
   mcpTopN?: number;
   /** The tool policy (POLICY_FILE); default: the built-in defaults alone. */
-  policy?: ToolPolicy;
+  policy?: PolicyFile;
   /** The tenant of a user id (users.tenant); default: every user is in the default tenant. */
   tenantOf?: (userId: string) => Promise<string>;
   /** Writes the audit rows of calls the policy refused in the gateway. */

@@ -14,7 +14,7 @@ import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { insertAudit } from '../db/audit.ts';
-import { cachedTenantLookup, catalogDefault, loadToolPolicy, type ToolAction, type ToolPolicy } from '../policy/index.ts';
+import { cachedTenantLookup, catalogDefault, loadToolPolicy, type ToolAction, type PolicyFile } from '../policy/index.ts';
 import { createServiceTokenVerifier } from '../auth/index.ts';
 import { opsRoutes } from '../api/v1/ops-routes.ts';
 import { policyRoutes } from '../api/v1/policy-routes.ts';
@@ -38,7 +38,7 @@ export interface GatewayOptions {
   databaseUrl: string;
   apiUrl: () => string;
   /** Loaded already (main.ts); else read from POLICY_FILE here. */
-  policy?: ToolPolicy;
+  policy?: PolicyFile;
 }
 
 export const GRADIO_MOUNT = '/api/agent/gradio';

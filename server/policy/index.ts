@@ -9,7 +9,7 @@ import { decideToolPolicy } from './decide.ts';
 import { loadPolicyFile } from './file.ts';
 import type { PolicyDecision, PolicyRules, PolicySubject, ToolAction } from './types.ts';
 
-export interface ToolPolicy {
+export interface PolicyFile {
   /** The rules of POLICY_FILE; null when none is configured (built-in defaults alone). */
   rules: PolicyRules | null;
   /** The file the rules came from. */
@@ -21,7 +21,7 @@ export interface ToolPolicy {
   decide(subject: PolicySubject, tool: string, builtin?: ToolAction): PolicyDecision;
 }
 
-export function createToolPolicy(rules: PolicyRules | null, source: string | null = null): ToolPolicy {
+export function createToolPolicy(rules: PolicyRules | null, source: string | null = null): PolicyFile {
   return {
     rules,
     source,
@@ -30,7 +30,7 @@ export function createToolPolicy(rules: PolicyRules | null, source: string | nul
 }
 
 /** Reads POLICY_FILE (throws PolicyFileError naming the line) and builds the policy. */
-export async function loadToolPolicy(file: string | undefined): Promise<ToolPolicy> {
+export async function loadToolPolicy(file: string | undefined): Promise<PolicyFile> {
   return createToolPolicy(await loadPolicyFile(file), file ?? null);
 }
 

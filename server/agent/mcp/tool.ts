@@ -12,7 +12,7 @@ import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
-import { askApproval, errorMessage, policyRefusal } from '../tools/define.ts';
+import { askApproval, errorMessage, policyDenial } from '../tools/define.ts';
 import { toolContext, type ToolContext } from '../tools/context.ts';
 import type { ApprovalRequest } from '../types.ts';
 import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
@@ -69,7 +69,7 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
       }
       if (decision.action === 'deny') {
         await finish('refused', 'FORBIDDEN', false);
-        const refusal = policyRefusal(name, decision);
+        const refusal = policyDenial(name, decision);
         return errorMessage(name, toolCallId, refusal.code, refusal.message);
       }
       if (decision.action === 'require_approval') {

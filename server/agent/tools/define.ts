@@ -104,7 +104,7 @@ function decodeClaims(token: string | undefined): Record<string, unknown> {
 }
 
 /** The model's words for a call the policy refuses. */
-export function policyRefusal(tool: string, decision: PolicyDecision): { code: 'FORBIDDEN'; message: string } {
+export function policyDenial(tool: string, decision: PolicyDecision): { code: 'FORBIDDEN'; message: string } {
   return { code: 'FORBIDDEN', message: `Not done: the tool policy does not allow ${tool} (${decision.scope}).` };
 }
 
@@ -134,7 +134,7 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
         meta = { ...meta, policy: stampOf(decision) };
         if (decision.action === 'deny') {
           await auditRefusal(ctx, { operation, path: backendRequest(args).path, args: args as Record<string, unknown>, toolCallId, decision }).catch(() => {});
-          const refusal = policyRefusal(spec.name, decision);
+          const refusal = policyDenial(spec.name, decision);
           return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
         }
         if (decision.action === 'require_approval') await assertAllowed(ctx, spec.name, meta);

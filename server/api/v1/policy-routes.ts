@@ -10,14 +10,14 @@ import { z } from 'zod';
 import type { Queryable } from '../../db/index.ts';
 import { AirlockError } from '../../errors.ts';
 import { APPROVAL_TOOLS } from '../../operations/index.ts';
-import { riskLevel, stampOf, tenantOfUser, TOOL_ACTIONS, userKey, type PolicyRules, type PolicySubject, type ToolAction, type ToolPolicy } from '../../policy/index.ts';
+import { riskLevel, stampOf, tenantOfUser, TOOL_ACTIONS, userKey, type PolicyRules, type PolicySubject, type ToolAction, type PolicyFile } from '../../policy/index.ts';
 import { parseInput } from '../validate.ts';
 import { authenticateCaller, type Caller, type Verifiers } from './caller.ts';
 import { useV1ErrorBodies } from './error-body.ts';
 
 export interface PolicyRouteOptions {
   pool: Queryable;
-  policy: ToolPolicy;
+  policy: PolicyFile;
   verifiers: Verifiers;
   /** The tools the agent has now with their built-in defaults (catalog and MCP annotations). */
   builtinDefaults: () => Map<string, ToolAction>;
