@@ -141,6 +141,9 @@ describe('GET /metrics (Prometheus text)', () => {
     const id = paused.final!.metadata.conversation_id;
     expect(paused.types).toContain('confirm_required');
     expect((await collect(chat(admin, 'confirm', id, 'confirm'))).types).toContain('tool_end');
+    // the approved call's audit row says what routed it through an approval
+    const deployRow = (await db.pool.query(`SELECT outcome, policy_action, policy_scope FROM audit_log WHERE operation = 'deploy_service' AND conversation_id = $1`, [id])).rows;
+    expect(deployRow).toEqual([{ outcome: 'success', policy_action: 'require_approval', policy_scope: 'builtin' }]);
 
     const after = await scrape(server.url);
     const delta = (name: string, labels: Record<string, string> = {}) => sample(after.samples, name, labels) - sample(before.samples, name, labels);

@@ -122,7 +122,9 @@ describe('deny', () => {
     const calls = await ledger(conversationId, 'tool.call');
     expect(calls.at(-1)).toMatchObject({ tool: 'deploy_service', policy: { scope: 'tool:deploy_service', action: 'deny', matched: true } });
     const toolCallId = calls.at(-1).tool_call_id;
-    // (the permission check before the pause is a show_capabilities row of its own)
+    // The permission check before the pause is a show_capabilities row of its own, with no decision of its own.
+    const check = (await db.pool.query(`SELECT policy_action FROM audit_log WHERE tool_call_id = $1 AND operation = 'show_capabilities'`, [toolCallId])).rows;
+    expect(check).toEqual([{ policy_action: null }]);
     const audit = (await db.pool.query(`SELECT * FROM audit_log WHERE tool_call_id = $1 AND operation = 'deploy_service'`, [toolCallId])).rows;
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({
@@ -206,6 +208,8 @@ describe('the built-in approval is a floor', () => {
     const start = turn.messages.find((m) => m.metadata.type === 'tool_start');
     expect(meta(start)).toMatchObject({ tool: 'start_maintenance', policy: { scope: 'user:demo:admin', action: 'allow', matched: true } });
     expect(turn.types).toContain('tool_end');
+    const audit = (await db.pool.query('SELECT outcome, policy_action, policy_scope, policy_matched FROM audit_log WHERE tool_call_id = $1', [meta(start).tool_call_id])).rows;
+    expect(audit).toEqual([{ outcome: 'success', policy_action: 'allow', policy_scope: 'user:demo:admin', policy_matched: true }]);
   });
 });
 

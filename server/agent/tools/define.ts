@@ -118,7 +118,7 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
   return tool(
     async (args: z.infer<S>, runtime: ToolRuntime) => {
       const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? 'unknown';
-      let meta: { toolCallId: string; signal?: AbortSignal; policy?: ReturnType<typeof stampOf> } = { toolCallId, signal: runtime.signal };
+      const meta = { toolCallId, signal: runtime.signal };
       const fail = (error: unknown) => {
         if (isGraphInterrupt(error)) throw error;
         if (runtime.signal?.aborted) throw error;
@@ -131,7 +131,6 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
       try {
         ctx = toolContext(runtime);
         decision = ctx.policy(spec.name);
-        meta = { ...meta, policy: stampOf(decision) };
         if (decision.action === 'deny') {
           await auditRefusal(ctx, { operation, path: backendRequest(args).path, args: args as Record<string, unknown>, toolCallId, decision }).catch(() => {});
           const refusal = policyDenial(spec.name, decision);
@@ -148,7 +147,8 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
         if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
       }
       try {
-        return JSON.stringify(await callBackend(ctx, backendRequest(args), meta));
+        // The decision travels with the call itself (not the permission check before a pause): the api's audit row keeps it.
+        return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy: stampOf(decision) }));
       } catch (error) {
         return fail(error);
       }
