@@ -14,7 +14,7 @@ import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { insertAudit } from '../db/audit.ts';
-import { cachedTenantLookup, catalogDefault, loadToolPolicy, type ToolAction, type PolicyFile } from '../policy/index.ts';
+import { cachedTenantLookup, catalogDefault, loadToolPolicy, unknownRuleTools, type ToolAction, type PolicyFile } from '../policy/index.ts';
 import { createServiceTokenVerifier } from '../auth/index.ts';
 import { opsRoutes } from '../api/v1/ops-routes.ts';
 import { policyRoutes } from '../api/v1/policy-routes.ts';
@@ -74,7 +74,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
   const agentTools = config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [];
   const builtinDefaults = () => new Map<string, ToolAction>([...agentTools.map((n) => [n, catalogDefault(n)!] as const), ...mcp.builtinActions()]);
-  await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults });
+  // A misspelt rule denies nothing: say so at start (the tools of MCP servers still down count as known by prefix).
+  const unknownTools = unknownRuleTools(policy.rules, new Set(builtinDefaults().keys()), mcp.toolPrefixes());
+  if (unknownTools.length > 0) app.log.warn({ tools: unknownTools, file: policy.source }, 'the policy file names tools the agent does not have (a typo?)');
+  await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults, mcpPrefixes: () => mcp.toolPrefixes() });
   await app.register(opsRoutes, {
     prefix: '/api/agent/v1', pool, verifiers,
     model: { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline },

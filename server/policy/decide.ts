@@ -61,3 +61,21 @@ function builtinWhy(action: ToolAction): string {
 export function riskLevel(action: ToolAction): 'safe' | 'caution' | 'danger' | 'forbidden' {
   return ({ allow: 'safe', caution: 'caution', require_approval: 'danger', deny: 'forbidden' } as const)[action];
 }
+
+/**
+ * Tool names the rules mention that match no tool the agent has (`known`), nor a tool of a
+ * configured MCP server (`<server>_…`, whose list may not be loaded yet): most likely typos, and a
+ * misspelt deny denies nothing. Sorted, each with where it was named.
+ */
+export function unknownRuleTools(rules: PolicyRules | null, known: ReadonlySet<string>, mcpPrefixes: readonly string[] = []): string[] {
+  if (!rules) return [];
+  const named = [
+    ...Object.keys(rules.tool_rules).map((t) => [t, 'tool_rules'] as const),
+    ...Object.entries(rules.tenant_rules).flatMap(([tenant, r]) => Object.keys(r.tools).map((t) => [t, `tenant_rules.${tenant}`] as const)),
+    ...Object.entries(rules.user_rules).flatMap(([key, r]) => Object.keys(r.tools).map((t) => [t, `user_rules.${key}`] as const)),
+  ];
+  return named
+    .filter(([tool]) => !known.has(tool) && !mcpPrefixes.some((p) => tool.startsWith(p)))
+    .map(([tool, where]) => `${tool} (${where})`)
+    .sort();
+}

@@ -34,7 +34,7 @@ export async function loadToolPolicy(file: string | undefined): Promise<PolicyFi
   return createToolPolicy(await loadPolicyFile(file), file ?? null);
 }
 
-export { decideToolPolicy, riskLevel, strictness, userKey } from './decide.ts';
+export { decideToolPolicy, riskLevel, strictness, unknownRuleTools, userKey } from './decide.ts';
 export { parsePolicyText, PolicyFileError } from './file.ts';
 export { catalogDefault } from './builtin.ts';
 export { cachedTenantLookup, tenantOfUser, DEFAULT_TENANT } from './tenant.ts';

@@ -35,7 +35,7 @@ policy:
 `;
 // The second gateway's file: the same, but deploy_service only needs approval... on the first
 // gateway (no policy file) deploy pauses; this one denies it when the confirm arrives.
-const STRICT = `tool_rules:\n  deploy_service: deny\n`;
+const STRICT = `tool_rules:\n  deploy_service: deny\n  chek_health: deny   # a typo: denies nothing, and /v1/policy says so\n`;
 
 let db: TestDatabase;
 let server: TestServer;
@@ -292,6 +292,12 @@ describe('GET /api/agent/v1/policy', () => {
     expect(body.builtin.require_approval).not.toContain('filesystem_read_file');
     expect(body.builtin.defaults).toMatchObject({ filesystem_read_file: 'allow', check_health: 'allow', deploy_service: 'require_approval' });
     expect(body.effective).toBeNull();
+    expect(body.unknown_tools).toEqual([]);
+  });
+
+  it('names rule tools that match no tool (a misspelt deny denies nothing)', async () => {
+    const res = await fetch(`${strict.url}/api/agent/v1/policy`, { headers: { authorization: `Bearer ${await serviceToken(strict.url)}` } });
+    expect((await res.json()).unknown_tools).toEqual(['chek_health (tool_rules)']);
   });
 
   it("a user sees only their tenant's and their own rules, and their effective action per tool", async () => {

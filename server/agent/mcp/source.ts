@@ -146,6 +146,11 @@ export class McpToolSource {
     return new Map([...this.#registered.values()].map((r) => [r.name, actionOf(r.mcpTool)]));
   }
 
+  /** `<server>_` of every configured server: the names its tools will have, listed or not yet. */
+  toolPrefixes(): string[] {
+    return this.#connections.map((c) => `${sanitizeName(c.config.name)}_`);
+  }
+
   status(): McpSourceStatus {
     const servers = this.#connections.map((c) => ({
       name: c.config.name,

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Queryable } from '../../db/index.ts';
 import { AirlockError } from '../../errors.ts';
 import { APPROVAL_TOOLS } from '../../operations/index.ts';
-import { riskLevel, stampOf, tenantOfUser, TOOL_ACTIONS, userKey, type PolicyRules, type PolicySubject, type ToolAction, type PolicyFile } from '../../policy/index.ts';
+import { riskLevel, stampOf, tenantOfUser, TOOL_ACTIONS, unknownRuleTools, userKey, type PolicyRules, type PolicySubject, type ToolAction, type PolicyFile } from '../../policy/index.ts';
 import { parseInput } from '../validate.ts';
 import { authenticateCaller, type Caller, type Verifiers } from './caller.ts';
 import { useV1ErrorBodies } from './error-body.ts';
@@ -21,6 +21,8 @@ export interface PolicyRouteOptions {
   verifiers: Verifiers;
   /** The tools the agent has now with their built-in defaults (catalog and MCP annotations). */
   builtinDefaults: () => Map<string, ToolAction>;
+  /** `<server>_` of the configured MCP servers (their tools count as known before they are listed). */
+  mcpPrefixes?: () => string[];
 }
 
 const CheckBody = z.strictObject({
@@ -60,7 +62,7 @@ export function checkSubject(caller: { user: PolicySubject | null; isService: bo
   return { tenant: keyTenant ?? body.tenant_key ?? '', username: keyUser ?? '' };
 }
 
-export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, { pool, policy, verifiers, builtinDefaults }) => {
+export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, { pool, policy, verifiers, builtinDefaults, mcpPrefixes }) => {
   useV1ErrorBodies(app);
 
   async function subjectOf(caller: Caller): Promise<PolicySubject | null> {
@@ -72,6 +74,7 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, 
     const caller = await authenticateCaller(request, verifiers);
     const subject = await subjectOf(caller);
     const defaults = builtinDefaults();
+    const visible = rulesVisibleTo(policy.rules, subject);
     return {
       schema: 'airlock.policy.v1',
       source: policy.source,
@@ -82,7 +85,9 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, 
         defaults: Object.fromEntries([...defaults].sort(([a], [b]) => a.localeCompare(b))),
         note: 'A built-in require_approval is a floor: only a rule naming the tool lowers it; default_action never does.',
       },
-      policy: rulesVisibleTo(policy.rules, subject),
+      policy: visible,
+      // Rule names that match no tool (typos: a misspelt deny denies nothing).
+      unknown_tools: unknownRuleTools(visible, new Set(defaults.keys()), mcpPrefixes?.() ?? []),
       effective: subject
         ? {
             user_key: userKey(subject),

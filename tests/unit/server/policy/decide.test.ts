@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolPolicy, decideToolPolicy, PolicyRulesSchema, riskLevel, type PolicyRules, type ToolAction } from '../../../../server/policy/index.ts';
+import { createToolPolicy, decideToolPolicy, PolicyRulesSchema, riskLevel, unknownRuleTools, type PolicyRules, type ToolAction } from '../../../../server/policy/index.ts';
 
 const rules: PolicyRules = PolicyRulesSchema.parse({
   default_action: 'caution',
@@ -78,4 +78,20 @@ describe('riskLevel', () => {
     ['require_approval', 'danger'],
     ['deny', 'forbidden'],
   ] as const)('%s -> %s', (action, level) => expect(riskLevel(action)).toBe(level));
+});
+
+describe('unknownRuleTools: names no tool answers to (typos)', () => {
+  const r = PolicyRulesSchema.parse({
+    tool_rules: { deploy_servce: 'deny', check_health: 'allow', filesystem_write_file: 'deny' },
+    tenant_rules: { acme: { tools: { start_maintenance: 'allow', strat_maintenance: 'allow' } } },
+    user_rules: { 'acme:root': { tools: { nope: 'deny' } } },
+  });
+  const known = new Set(['deploy_service', 'check_health', 'start_maintenance']);
+  it('lists each with where it was named; MCP tools count by their server prefix', () => {
+    expect(unknownRuleTools(r, known, ['filesystem_'])).toEqual(['deploy_servce (tool_rules)', 'nope (user_rules.acme:root)', 'strat_maintenance (tenant_rules.acme)']);
+  });
+  it('without the MCP server, its tool is unknown too; no rules: nothing', () => {
+    expect(unknownRuleTools(r, known)).toContain('filesystem_write_file (tool_rules)');
+    expect(unknownRuleTools(null, known)).toEqual([]);
+  });
 });
