@@ -7,7 +7,6 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, isGraphInterrupt, type BaseCheckpointSaver } from '@langchain/langgraph';
-import { decodeJwt } from 'jose';
 import type { AuditEntry } from '../db/audit.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { createToolPolicy, DEFAULT_TENANT, stampOf, type PolicyDecision, type ToolAction, type PolicyFile } from '../policy/index.ts';
@@ -18,6 +17,7 @@ import type { McpToolSource } from './mcp/index.ts';
 import type { ModelSettings } from './model.ts';
 import type { Embedder } from './select-tools.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
+import { claimString, tokenClaims } from './token-claims.ts';
 import { ALL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
 
@@ -137,14 +137,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
    * (the gateway at /chat, the api's on-behalf check), so reading its claims needs no second check.
    */
   async function policyFor(userToken: string): Promise<Decide> {
-    let claims: Record<string, unknown> = {};
-    try {
-      claims = decodeJwt(userToken) as Record<string, unknown>;
-    } catch {
-      // An unreadable token: the default tenant and no username (only tool and default rules apply).
-    }
-    const userId = typeof claims.sub === 'string' ? claims.sub : null;
-    const subject = { tenant: userId && options.tenantOf ? await options.tenantOf(userId) : DEFAULT_TENANT, username: typeof claims.username === 'string' ? claims.username : '' };
+    // An unreadable token: the default tenant and no username (only tool and default rules apply).
+    const claims = tokenClaims(userToken);
+    const userId = claimString(claims.sub);
+    const subject = { tenant: userId && options.tenantOf ? await options.tenantOf(userId) : DEFAULT_TENANT, username: claimString(claims.username) ?? '' };
     const mcpDefaults = options.mcp?.builtinActions() ?? new Map<string, ToolAction>();
     return (tool, builtin) => policy.decide(subject, tool, builtin ?? mcpDefaults.get(tool));
   }

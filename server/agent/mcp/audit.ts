@@ -5,9 +5,9 @@
  * Method `MCP`, path `mcp://<server>/<tool>`, operation the model-facing name.
  * @module
  */
-import { decodeJwt } from 'jose';
 import type { AuditEntry, AuditOutcome } from '../../db/audit.ts';
 import type { PolicyDecision } from '../../policy/index.ts';
+import { claimString, tokenClaims } from '../token-claims.ts';
 
 /** Where MCP audit rows go (the gateway passes one that writes audit_log). */
 export type McpAuditSink = (entry: AuditEntry) => Promise<void>;
@@ -22,16 +22,8 @@ const STATUS: Record<McpCallOutcome, { outcome: AuditOutcome; status: number }> 
   failed: { outcome: 'error', status: 502 },
 };
 
-function claims(token: string | undefined): Record<string, unknown> {
-  if (!token) return {};
-  try {
-    return decodeJwt(token) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
-const str = (v: unknown) => (typeof v === 'string' ? v : null);
+const claims = tokenClaims;
+const str = claimString;
 
 /** The audit row of one MCP call. Pure. */
 export function mcpAuditEntry(call: {

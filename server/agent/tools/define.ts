@@ -20,12 +20,12 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
-import { decodeJwt } from 'jose';
 import type { z } from 'zod';
 import { AirlockError, isAirlockError } from '../../errors.ts';
 import { toolPath, toolSpec, type ToolName, type ToolSpec } from '../../operations/index.ts';
 import { stampOf, type PolicyDecision } from '../../policy/index.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
+import { claimString, tokenClaims } from '../token-claims.ts';
 import { callBackend, type BackendRequest } from './backend.ts';
 import { toolContext, type ToolContext } from './context.ts';
 
@@ -84,23 +84,15 @@ async function assertAllowed(ctx: ToolContext, name: string, meta: { toolCallId:
 /** The audit row of a call the policy denied: the api never sees it, so the gateway writes it. */
 export async function auditRefusal(ctx: ToolContext, call: { operation: ToolSpec; path: string; args: Record<string, unknown>; toolCallId: string; decision: PolicyDecision }): Promise<void> {
   if (!ctx.audit) return;
-  const user = decodeClaims(ctx.userToken);
-  const service = decodeClaims(await ctx.serviceToken.get().catch(() => undefined));
+  const user = tokenClaims(ctx.userToken);
+  const service = tokenClaims(await ctx.serviceToken.get().catch(() => undefined));
+  const str = claimString;
   await ctx.audit({
     serviceActor: str(service.sub) ?? 'airlock-gateway', userId: str(user.sub), username: str(user.username), userRole: str(user.role),
     operation: call.operation.name, method: call.operation.method, path: call.path, arguments: call.args,
     outcome: 'denied', statusCode: 403, errorCode: 'FORBIDDEN', toolCallId: call.toolCallId, conversationId: ctx.conversationId, durationMs: null,
     policyAction: call.decision.action, policyScope: call.decision.scope, policyMatched: call.decision.matched,
   });
-}
-
-const str = (v: unknown) => (typeof v === 'string' ? v : null);
-function decodeClaims(token: string | undefined): Record<string, unknown> {
-  try {
-    return token ? (decodeJwt(token) as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The model's words for a call the policy refuses. */
