@@ -22,8 +22,6 @@ const STATUS: Record<McpCallOutcome, { outcome: AuditOutcome; status: number }> 
   failed: { outcome: 'error', status: 502 },
 };
 
-const claims = tokenClaims;
-const str = claimString;
 
 /** The audit row of one MCP call. Pure. */
 export function mcpAuditEntry(call: {
@@ -41,13 +39,13 @@ export function mcpAuditEntry(call: {
   conversationId: string;
   durationMs: number | null;
 }): AuditEntry {
-  const user = claims(call.userToken);
+  const user = tokenClaims(call.userToken);
   const { outcome, status } = STATUS[call.result];
   return {
-    serviceActor: str(claims(call.serviceToken).sub) ?? 'airlock-gateway',
-    userId: str(user.sub),
-    username: str(user.username),
-    userRole: str(user.role),
+    serviceActor: claimString(tokenClaims(call.serviceToken).sub) ?? 'airlock-gateway',
+    userId: claimString(user.sub),
+    username: claimString(user.username),
+    userRole: claimString(user.role),
     operation: call.name,
     method: 'MCP',
     path: `mcp://${call.server}/${call.tool}`,

@@ -86,9 +86,8 @@ export async function auditRefusal(ctx: ToolContext, call: { operation: ToolSpec
   if (!ctx.audit) return;
   const user = tokenClaims(ctx.userToken);
   const service = tokenClaims(await ctx.serviceToken.get().catch(() => undefined));
-  const str = claimString;
   await ctx.audit({
-    serviceActor: str(service.sub) ?? 'airlock-gateway', userId: str(user.sub), username: str(user.username), userRole: str(user.role),
+    serviceActor: claimString(service.sub) ?? 'airlock-gateway', userId: claimString(user.sub), username: claimString(user.username), userRole: claimString(user.role),
     operation: call.operation.name, method: call.operation.method, path: call.path, arguments: call.args,
     outcome: 'denied', statusCode: 403, errorCode: 'FORBIDDEN', toolCallId: call.toolCallId, conversationId: ctx.conversationId, durationMs: null,
     policyAction: call.decision.action, policyScope: call.decision.scope, policyMatched: call.decision.matched,
