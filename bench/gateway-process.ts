@@ -24,6 +24,8 @@ const config = loadConfig({
   CHAT_USER_CONCURRENCY: '10000',
   CHAT_USER_QUEUE: '10000',
   ...(process.env.BENCH_CHAT_CONCURRENCY ? { CHAT_CONCURRENCY: process.env.BENCH_CHAT_CONCURRENCY } : {}),
+  // A tool policy in the path (server/policy): POLICY_FILE=… npm run bench -- chat
+  ...(process.env.POLICY_FILE ? { POLICY_FILE: process.env.POLICY_FILE } : {}),
 });
 const app = await buildApp({ config, roles: ['api', 'gateway'], pool: db.pool, databaseUrl: db.url });
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -13,6 +13,9 @@ import { registerSecurityHeaders } from './security-headers.ts';
 import { apiRoutes } from './api/index.ts';
 import { gatewayRoutes } from './chat/index.ts';
 import { webRoutes } from './web/index.ts';
+import { createServiceTokenVerifier, createUserTokenVerifier } from './auth/index.ts';
+import { prometheusRoute } from './metrics/route.ts';
+import type { PolicyFile } from './policy/index.ts';
 
 export interface AppOptions {
   config: Config;
@@ -21,9 +24,11 @@ export interface AppOptions {
   pool?: Pool;
   /** Database URL the pool uses (the gateway's checkpointer opens its own connections). */
   databaseUrl?: string;
+  /** The tool policy, when the caller loaded it already (main.ts, before the database); else the gateway loads POLICY_FILE. */
+  policy?: PolicyFile;
 }
 
-export async function buildApp({ config, roles, pool, databaseUrl }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, roles, pool, databaseUrl, policy }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel, { serializers: { req: serializeRequest } }),
     bodyLimit: config.bodyMaxBytes,
@@ -45,7 +50,11 @@ export async function buildApp({ config, roles, pool, databaseUrl }: AppOptions)
   }
   if (roles.includes('gateway')) {
     if (!pool || !databaseUrl) throw new Error('the gateway role needs a database');
-    await app.register(gatewayRoutes, { config, pool, databaseUrl, apiUrl });
+    await app.register(gatewayRoutes, { config, pool, databaseUrl, apiUrl, policy });
+  }
+  // Each process's own Prometheus metrics at the root (service token), wherever there is a database to verify it.
+  if (pool && (roles.includes('api') || roles.includes('gateway'))) {
+    await app.register(prometheusRoute, { verifiers: { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) } });
   }
   if (roles.includes('web')) await app.register(webRoutes);
   else {

@@ -84,6 +84,10 @@ const EnvSchema = z.object({
   MCP_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** The built-in operations tools; off leaves the agent with its MCP tools only. */
   BUILTIN_TOOLS: bool.default(true),
+  /** YAML or JSON tool policy (seed 000: default_action, tool_rules, tenant_rules, user_rules). A bad file stops the start. */
+  POLICY_FILE: z.string().optional(),
+  /** How long a run may use a user's remembered tenant (users.tenant) for the policy; 0 reads it every run. */
+  POLICY_TENANT_CACHE_S: z.coerce.number().int().min(0).default(10),
   /** Seals private signing keys at rest; unset: a 0600 file under DATA_DIR. Same value on every replica. */
   KEY_ENCRYPTION_KEY: z.string().min(32).optional(),
 });
@@ -120,6 +124,8 @@ export interface Config {
   keyEncryptionKey: string | undefined;
   attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
+  /** The tool policy file (server/policy); unset: the built-in defaults alone. */
+  policy: { file: string | undefined; tenantCacheS: number };
 }
 
 export class ConfigError extends Error {
@@ -189,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mcpTimeoutMs: e.MCP_TIMEOUT_MS,
       builtin: e.BUILTIN_TOOLS,
     },
+    policy: { file: e.POLICY_FILE ? resolve(e.POLICY_FILE) : undefined, tenantCacheS: e.POLICY_TENANT_CACHE_S },
   };
 }
 

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { buildApp, localUrl } from './app.ts';
 import { ConfigError, loadConfig, ROLES, type Role } from './config.ts';
 import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase, type Pool } from './db/index.ts';
+import { loadToolPolicy } from './policy/index.ts';
 import { describeStartFailure, type StartContext } from './start-failure.ts';
 
 function parseRoles(argv: string[]): Role[] {
@@ -47,8 +48,9 @@ async function main(opened: Opened): Promise<void> {
     throw new ConfigError('SERVICE_CLIENT_SECRET must be set when roles run in separate processes');
   }
 
-  // Before the database starts: a port in use should fail in a second, not after initdb.
+  // Before the database starts: a port in use or a bad policy file should fail in a second, not after initdb.
   if (config.port !== 0) await assertPortFree(config.host, config.port);
+  const policy = roles.includes('gateway') ? await loadToolPolicy(config.policy.file) : undefined;
   const needsDatabase = roles.some((r) => r !== 'web');
   let databaseUrl = config.databaseUrl;
   if (needsDatabase && !databaseUrl) {
@@ -59,7 +61,7 @@ async function main(opened: Opened): Promise<void> {
   opened.pool = pool;
   if (pool) await runMigrations(pool);
 
-  const app = await buildApp({ config, roles, pool, databaseUrl });
+  const app = await buildApp({ config, roles, pool, databaseUrl, policy });
   await app.listen({ host: config.host, port: config.port });
   const url = config.publicUrl ?? localUrl(app);
   process.stdout.write(`Airlock (${roles.join(', ')}) is ready at ${url}\n`);

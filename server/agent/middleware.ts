@@ -1,6 +1,6 @@
 /**
- * The agent's model-call middleware: offers only the tools selected for the current request (all
- * tools stay executable, so a resumed run can still run a paused call), and turns model failures
+ * The agent's model-call middleware: offers only the tools selected for the current request and
+ * not denied by the tool policy (all tools stay executable, so a resumed run can still run a paused call), and turns model failures
  * into LLM_UNAVAILABLE once ChatOpenAI's own bounded retries are spent.
  * @module
  */
@@ -11,6 +11,7 @@ import { AirlockError, isAirlockError } from '../errors.ts';
 import { contentText } from './events.ts';
 import { rankExternalTools } from './select-external.ts';
 import { getToolsForQuery, selectionQuery, type Embedder, type ToolInfo, type Turn } from './select-tools.ts';
+import { CONTEXT_KEY, type ToolContext } from './tools/context.ts';
 
 /** A human message's own words: its text, or its first text part (the parts after it are attachments). */
 function userWords(content: unknown): string {
@@ -50,7 +51,10 @@ export function createAgentMiddleware(options: AgentMiddlewareOptions) {
       const names = await getToolsForQuery(query, options.prefetchAvailable ?? false, options.embed, options.catalog);
       const external = options.external?.() ?? [];
       names.push(...(await rankExternalTools(query, external, options.externalTopN ?? 5, options.embed)));
-      const tools = request.tools.filter((t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name));
+      // A tool the policy denies this user is never offered (its call would be refused anyway).
+      const ctx = request.runtime?.configurable?.[CONTEXT_KEY] as ToolContext | undefined;
+      const denied = (name: string) => ctx?.policy(name).action === 'deny';
+      const tools = request.tools.filter((t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name) && !denied(t.name));
       try {
         return await handler({ ...request, tools });
       } catch (error) {

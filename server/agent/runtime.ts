@@ -7,7 +7,9 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, isGraphInterrupt, type BaseCheckpointSaver } from '@langchain/langgraph';
+import type { AuditEntry } from '../db/audit.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
+import { createToolPolicy, DEFAULT_TENANT, stampOf, type PolicyDecision, type ToolAction, type PolicyFile } from '../policy/index.ts';
 import { createEmbedder } from './embedder.ts';
 import { contentText, createMappingState, toAgentEvents } from './events.ts';
 import { createAgentGraph } from './graph.ts';
@@ -15,7 +17,8 @@ import type { McpToolSource } from './mcp/index.ts';
 import type { ModelSettings } from './model.ts';
 import type { Embedder } from './select-tools.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
-import { APPROVAL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
+import { claimString, tokenClaims } from './token-claims.ts';
+import { ALL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
 
 export interface AgentRuntimeOptions {
@@ -37,6 +40,12 @@ export interface AgentRuntimeOptions {
   /** MCP servers as a tool source (TOOLS_FILE), and how many of their tools a turn is offered. */
   mcp?: McpToolSource;
   mcpTopN?: number;
+  /** The tool policy (POLICY_FILE); default: the built-in defaults alone. */
+  policy?: PolicyFile;
+  /** The tenant of a user id (users.tenant); default: every user is in the default tenant. */
+  tenantOf?: (userId: string) => Promise<string>;
+  /** Writes the audit rows of calls the policy refused in the gateway. */
+  audit?: (entry: AuditEntry) => Promise<void>;
 }
 
 /** A content part after the user's text: attached content (untrusted), in the OpenAI shape. */
@@ -67,6 +76,9 @@ export interface AgentRuntime {
   resume(input: ResumeInput): AsyncIterable<AgentEvent>;
   pendingApprovals(threadId: string): Promise<PendingApproval[]>;
 }
+
+/** The tool policy for one run's user. */
+type Decide = (tool: string, builtin?: ToolAction) => PolicyDecision;
 
 /** Tool calls of the last AI message that have no ToolMessage reply (left by an abort or a pause). */
 export function danglingToolCalls(messages: BaseMessage[]): Array<{ id: string; name: string }> {
@@ -118,8 +130,26 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   };
 
   const threadConfig = (threadId: string): RunnableConfig => ({ configurable: { thread_id: threadId } });
+  const policy = options.policy ?? createToolPolicy(null);
 
-  function runConfig(input: { threadId: string; userToken: string; conversationId: string }): RunnableConfig {
+  /**
+   * The policy as it applies to this run's user. The token was verified by whoever started the run
+   * (the gateway at /chat, the api's on-behalf check), so reading its claims needs no second check.
+   */
+  async function policyFor(userToken: string): Promise<Decide> {
+    // An unreadable token: the default tenant and no username (only tool and default rules apply).
+    const claims = tokenClaims(userToken);
+    const userId = claimString(claims.sub);
+    const subject = { tenant: userId && options.tenantOf ? await options.tenantOf(userId) : DEFAULT_TENANT, username: claimString(claims.username) ?? '' };
+    const mcpDefaults = options.mcp?.builtinActions() ?? new Map<string, ToolAction>();
+    return (tool, builtin) => policy.decide(subject, tool, builtin ?? mcpDefaults.get(tool));
+  }
+
+  /** Names of every tool the graph can execute (built-in and MCP). */
+  const toolNames = () => [...(options.builtinTools === false ? [] : ALL_TOOLS.map((t) => t.name)), ...(options.mcp?.builtinActions().keys() ?? [])];
+
+  async function runConfig(input: { threadId: string; userToken: string; conversationId: string }): Promise<{ config: RunnableConfig; decide: Decide }> {
+    const decide = await policyFor(input.userToken);
     const context: ToolContext = {
       apiUrl: options.apiUrl().replace(/\/+$/, ''),
       userToken: input.userToken,
@@ -127,8 +157,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       serviceToken,
       timeoutMs: options.toolTimeoutMs ?? 15_000,
       fetch: doFetch,
+      policy: decide,
+      audit: options.audit,
     };
-    return { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } };
+    return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide };
   }
 
   async function pendingApprovals(threadId: string): Promise<PendingApproval[]> {
@@ -137,7 +169,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       (task.interrupts ?? []).flatMap((i) => {
         const value = i.value as ApprovalRequest | undefined;
         if (value?.kind !== 'approval' || !i.id) return [];
-        return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args, ...(value.prompt ? { prompt: value.prompt } : {}) }];
+        return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args, ...(value.prompt ? { prompt: value.prompt } : {}), ...(value.policy ? { policy: value.policy } : {}) }];
       }),
     );
   }
@@ -164,8 +196,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     await current().updateState(config, { messages: replies }, 'tools');
   }
 
-  async function* stream(input: unknown, config: RunnableConfig, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
-    const mapping = createMappingState([...APPROVAL_TOOLS, ...(options.mcp?.approvalToolNames() ?? [])]);
+  async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
+    const { config, decide } = run;
+    // Starts of tools that may pause are held back (events.ts): which those are is this user's policy.
+    const mapping = createMappingState(toolNames().filter((name) => decide(name).action === 'require_approval'));
     let streamed = '';
     try {
       // durability "sync": each step's checkpoint is written before the next step starts. With the
@@ -175,7 +209,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       for await (const part of parts) {
         for (const event of toAgentEvents(part as [string, unknown], mapping, now())) {
           if (event.type === 'token') streamed += event.token;
-          yield event;
+          // Every call carries the policy decision that routed it (events, the ledger, the UI).
+          yield event.type === 'tool_start' ? { ...event, policy: stampOf(decide(event.tool)) } : event;
         }
       }
     } catch (error) {
@@ -201,7 +236,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     async *run(input) {
       await closeDanglingCalls(input.threadId);
       const content = input.attachments?.length ? [{ type: 'text' as const, text: input.text }, ...input.attachments] : input.text;
-      yield* stream({ messages: [new HumanMessage({ content })] }, runConfig(input), input.threadId, input.signal);
+      yield* stream({ messages: [new HumanMessage({ content })] }, await runConfig(input), input.threadId, input.signal);
     },
     async *resume(input) {
       const pending = await pendingApprovals(input.threadId);
@@ -215,7 +250,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
         throw new AirlockError('VALIDATION_ERROR', 'Every pending approval of the thread must be decided at once.', { details: { missing } });
       }
       // Always the id map: a plain value would be applied to every pending interrupt (notes §1).
-      yield* stream(new Command({ resume: decisions }), runConfig(input), input.threadId, input.signal);
+      yield* stream(new Command({ resume: decisions }), await runConfig(input), input.threadId, input.signal);
     },
     pendingApprovals,
   };

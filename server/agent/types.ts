@@ -3,6 +3,7 @@
  * @module
  */
 import type { ErrorCode } from '../errors.ts';
+import type { PolicyStamp } from '../policy/index.ts';
 
 /** The user's answer to one pending approval. */
 export type ApprovalDecision =
@@ -17,6 +18,8 @@ export interface PendingApproval {
   args: Record<string, unknown>;
   /** The card's question when the tool words its own (MCP tools name their server); else the catalog's. */
   prompt?: string;
+  /** The policy decision that paused it (copied into the approval record). */
+  policy?: PolicyStamp;
 }
 
 /** The value a dangerous tool passes to `interrupt()`. */
@@ -26,11 +29,12 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   toolCallId: string;
   prompt?: string;
+  policy?: PolicyStamp;
 }
 
 export type AgentEvent =
   | { type: 'token'; token: string }
-  | { type: 'tool_start'; tool: string; input: unknown; toolCallId: string }
+  | { type: 'tool_start'; tool: string; input: unknown; toolCallId: string; policy?: PolicyStamp }
   | { type: 'tool_end'; tool: string; output: unknown; toolCallId: string; durationMs: number }
   | { type: 'tool_error'; tool: string; error: string; code?: ErrorCode; toolCallId: string }
   | { type: 'approval_required'; approvals: PendingApproval[] }

@@ -9,6 +9,7 @@ import { createApproval, listDecidedNotResumed, listPendingApprovals, markResume
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 import { approvalPrompt } from '../operations/index.ts';
+import type { PolicyStamp } from '../policy/index.ts';
 import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ResolvedResult } from './approval-policy.ts';
 import type { ChatAction } from './input.ts';
 
@@ -85,6 +86,8 @@ export interface OpenedApproval {
   prompt: string;
   expiresAt: Date;
   timeoutS: number;
+  /** The policy decision that paused the call. */
+  policy?: PolicyStamp;
 }
 
 /** Records one pending approval per paused tool call, all expiring together, each bound to its action. */
@@ -108,8 +111,9 @@ export async function openApprovals(
       prompt,
       requestedBy: pause.userId,
       expiresAt,
+      policy: p.policy ?? null,
     });
-    opened.push({ approvalId: approval.id, toolCallId: p.toolCallId, tool: p.tool, input: p.args, prompt, expiresAt, timeoutS: pause.timeoutS });
+    opened.push({ approvalId: approval.id, toolCallId: p.toolCallId, tool: p.tool, input: p.args, prompt, expiresAt, timeoutS: pause.timeoutS, ...(p.policy ? { policy: p.policy } : {}) });
   }
   return opened;
 }

@@ -5,11 +5,13 @@
  */
 import type { AgentEvent } from '../agent/index.ts';
 import type { ErrorCode } from '../errors.ts';
+import type { PolicyStamp } from '../policy/index.ts';
 import type { ReportedFileRef } from './attachments.ts';
 
 export type ChatMetadata =
   | { type: 'stream_token'; token: string }
-  | { type: 'tool_start'; tool: string; input: unknown; tool_call_id: string }
+  /** `policy`: the tool policy decision that routed the call (`action: caution` flags it). */
+  | { type: 'tool_start'; tool: string; input: unknown; tool_call_id: string; policy?: PolicyStamp }
   | { type: 'tool_end'; tool: string; output: unknown; tool_call_id: string; duration_ms: number }
   | { type: 'tool_error'; tool: string; error: string; tool_call_id: string; code?: ErrorCode }
   | {
@@ -42,7 +44,7 @@ export function agentEventMetadata(event: AgentEvent): ChatMetadata | null {
     case 'token':
       return { type: 'stream_token', token: event.token };
     case 'tool_start':
-      return { type: 'tool_start', tool: event.tool, input: event.input, tool_call_id: event.toolCallId };
+      return { type: 'tool_start', tool: event.tool, input: event.input, tool_call_id: event.toolCallId, ...(event.policy ? { policy: event.policy } : {}) };
     case 'tool_end':
       return { type: 'tool_end', tool: event.tool, output: event.output, tool_call_id: event.toolCallId, duration_ms: event.durationMs };
     case 'tool_error':

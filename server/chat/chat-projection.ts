@@ -29,7 +29,7 @@ export class ChatProjection {
       }
       case 'tool.call':
         this.#segment = '';
-        return [{ type: 'tool_start', tool: event.payload.tool, input: event.payload.input, tool_call_id: event.payload.tool_call_id }];
+        return [{ type: 'tool_start', tool: event.payload.tool, input: event.payload.input, tool_call_id: event.payload.tool_call_id, ...(event.payload.policy ? { policy: event.payload.policy } : {}) }];
       case 'tool.result': {
         const p = event.payload;
         if (p.status === 'done') return [{ type: 'tool_end', tool: p.tool, output: p.output, tool_call_id: p.tool_call_id, duration_ms: p.duration_ms ?? 0 }];

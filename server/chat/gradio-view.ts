@@ -21,7 +21,8 @@ function brief(value: unknown): string {
 export function gradioMetadata(m: ChatMessage['metadata']): Record<string, unknown> {
   switch (m.type) {
     case 'tool_start':
-      return { title: `🛠️ ${m.tool}`, status: 'pending', id: m.tool_call_id, log: brief(m.input) };
+      // A call the tool policy lets through with caution says so in its title.
+      return { title: `🛠️ ${m.tool}${m.policy?.action === 'caution' ? ' (caution)' : ''}`, status: 'pending', id: m.tool_call_id, log: brief(m.input) };
     case 'tool_end':
       return { title: `🛠️ ${m.tool}`, status: 'done', id: m.tool_call_id, duration: m.duration_ms / 1000, log: brief(m.output) };
     case 'tool_error':

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
-import { createAgentRuntime } from '../agent/index.ts';
+import { ALL_TOOLS, createAgentRuntime } from '../agent/index.ts';
 import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
@@ -14,6 +14,11 @@ import { isFileReferenced } from '../db/messages.ts';
 import { agUiRoutes } from '../ag-ui/index.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
+import { insertAudit } from '../db/audit.ts';
+import { cachedTenantLookup, catalogDefault, loadToolPolicy, unknownRuleTools, type ToolAction, type PolicyFile } from '../policy/index.ts';
+import { createServiceTokenVerifier } from '../auth/index.ts';
+import { opsRoutes } from '../api/v1/ops-routes.ts';
+import { policyRoutes } from '../api/v1/policy-routes.ts';
 import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
@@ -33,11 +38,15 @@ export interface GatewayOptions {
   pool: Pool;
   databaseUrl: string;
   apiUrl: () => string;
+  /** Loaded already (main.ts); else read from POLICY_FILE here. */
+  policy?: PolicyFile;
 }
 
 export const GRADIO_MOUNT = '/api/agent/gradio';
 
-export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { config, pool, databaseUrl, apiUrl }) => {
+export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { config, pool, databaseUrl, apiUrl, ...options }) => {
+  // First, before anything starts: a bad policy file stops the start (PolicyFileError names the line).
+  const policy = options.policy ?? (await loadToolPolicy(config.policy.file));
   const offline = config.model.baseUrl === undefined;
   const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
   const checkpointer = await createCheckpointer(pool, databaseUrl);
@@ -50,6 +59,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
 
   const mcp = await startMcpTools(app, { config, pool, apiUrl });
   const agent = await createAgentRuntime({
+    policy,
+    tenantOf: cachedTenantLookup(pool, config.policy.tenantCacheS),
+    audit: (entry) => insertAudit(pool, entry),
     builtinTools: config.tools.builtin,
     mcp,
     mcpTopN: config.tools.mcpTopN,
@@ -57,6 +69,21 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     apiUrl,
     serviceCredentials: { clientId: config.service.clientId, clientSecret: config.service.clientSecret },
     checkpointer,
+  });
+
+  // The control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own).
+  const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
+  const agentTools = config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [];
+  const builtinDefaults = () => new Map<string, ToolAction>([...agentTools.map((n) => [n, catalogDefault(n)!] as const), ...mcp.builtinActions()]);
+  // A misspelt rule denies nothing: say so at start (the tools of MCP servers still down count as known by prefix).
+  const unknownTools = unknownRuleTools(policy.rules, new Set(builtinDefaults().keys()), mcp.toolPrefixes());
+  if (unknownTools.length > 0) app.log.warn({ tools: unknownTools, file: policy.source }, 'the policy file names tools the agent does not have (a typo?)');
+  await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults, mcpPrefixes: () => mcp.toolPrefixes() });
+  await app.register(opsRoutes, {
+    prefix: '/api/agent/v1', pool, verifiers,
+    model: { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline },
+    toolNames: () => ({ builtin: agentTools, mcp: [...mcp.builtinActions().keys()].sort() }),
+    mcpStatus: () => mcp.status(),
   });
 
   app.get('/api/agent/info', async () => ({

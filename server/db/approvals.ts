@@ -27,6 +27,8 @@ export interface Approval {
   resolvedAt: Date | null;
   /** When the graph consumed the decision; null while pending or decided but not yet resumed. */
   resumedAt: Date | null;
+  /** The tool policy decision that paused the call (migration 110; older rows: builtin require_approval). */
+  policy: { scope: string; action: string; matched: boolean };
 }
 
 interface ApprovalRow {
@@ -47,6 +49,9 @@ interface ApprovalRow {
   expires_at: Date;
   resolved_at: Date | null;
   resumed_at: Date | null;
+  policy_scope: string;
+  policy_action: string;
+  policy_matched: boolean;
 }
 
 function toApproval(row: ApprovalRow): Approval {
@@ -68,22 +73,25 @@ function toApproval(row: ApprovalRow): Approval {
     expiresAt: row.expires_at,
     resolvedAt: row.resolved_at,
     resumedAt: row.resumed_at,
+    policy: { scope: row.policy_scope, action: row.policy_action, matched: row.policy_matched },
   };
 }
 
 export type NewApproval = Pick<
   Approval,
   'conversationId' | 'threadId' | 'interruptId' | 'toolCallId' | 'tool' | 'args' | 'argsHash' | 'prompt' | 'requestedBy' | 'expiresAt'
-> & { actionHash: string };
+> & { actionHash: string; policy?: { scope: string; action: string; matched: boolean } | null };
 
 /** Records a pending approval; a repeat for the same interrupt returns the existing row. */
 export async function createApproval(q: Queryable, a: NewApproval): Promise<Approval> {
   const { rows } = await q.query<ApprovalRow>(
-    `INSERT INTO approvals (conversation_id, thread_id, interrupt_id, tool_call_id, tool, args, args_hash, prompt, requested_by, expires_at, action_hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO approvals (conversation_id, thread_id, interrupt_id, tool_call_id, tool, args, args_hash, prompt, requested_by, expires_at, action_hash,
+       policy_scope, policy_action, policy_matched)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'builtin'), COALESCE($13, 'require_approval'), COALESCE($14, false))
      ON CONFLICT (thread_id, interrupt_id) DO UPDATE SET thread_id = EXCLUDED.thread_id
      RETURNING *`,
-    [a.conversationId, a.threadId, a.interruptId, a.toolCallId, a.tool, JSON.stringify(a.args), a.argsHash, a.prompt, a.requestedBy, a.expiresAt, a.actionHash],
+    [a.conversationId, a.threadId, a.interruptId, a.toolCallId, a.tool, JSON.stringify(a.args), a.argsHash, a.prompt, a.requestedBy, a.expiresAt, a.actionHash,
+      a.policy?.scope ?? null, a.policy?.action ?? null, a.policy?.matched ?? null],
   );
   return toApproval(rows[0]);
 }

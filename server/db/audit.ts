@@ -21,8 +21,10 @@ export interface AuditEntry {
   toolCallId: string | null;
   conversationId: string | null;
   durationMs: number | null;
-  /** The gateway's policy action for the call (MCP tools); absent for api rows. */
+  /** The gateway's tool policy decision for the call (server/policy); absent for calls no policy routed. */
   policyAction?: string | null;
+  policyScope?: string | null;
+  policyMatched?: boolean | null;
 }
 
 export interface AuditRecord extends AuditEntry {
@@ -48,6 +50,8 @@ interface AuditRow {
   conversation_id: string | null;
   duration_ms: number | null;
   policy_action: string | null;
+  policy_scope: string | null;
+  policy_matched: boolean | null;
 }
 
 function toRecord(row: AuditRow): AuditRecord {
@@ -69,6 +73,8 @@ function toRecord(row: AuditRow): AuditRecord {
     conversationId: row.conversation_id,
     durationMs: row.duration_ms,
     policyAction: row.policy_action,
+    policyScope: row.policy_scope,
+    policyMatched: row.policy_matched,
   };
 }
 
@@ -76,8 +82,8 @@ function toRecord(row: AuditRow): AuditRecord {
 export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
   await q.query(
     `INSERT INTO audit_log (service_actor, user_id, username, user_role, operation, method, path, arguments,
-       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, $15)`,
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action, policy_scope, policy_matched)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
     [
       e.serviceActor,
       e.userId,
@@ -94,6 +100,8 @@ export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
       e.conversationId,
       e.durationMs,
       e.policyAction ?? null,
+      e.policyScope ?? null,
+      e.policyMatched ?? null,
     ],
   );
 }
@@ -120,15 +128,18 @@ export async function insertAuditBatch(q: Queryable, entries: AuditEntry[]): Pro
     conversation_id: e.conversationId,
     duration_ms: e.durationMs,
     policy_action: e.policyAction ?? null,
+    policy_scope: e.policyScope ?? null,
+    policy_matched: e.policyMatched ?? null,
   }));
   await q.query(
     `INSERT INTO audit_log (service_actor, user_id, username, user_role, operation, method, path, arguments,
-       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action)
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action, policy_scope, policy_matched)
      SELECT service_actor, user_id, username, user_role, operation, method, path, arguments,
-       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action
+       outcome, status_code, error_code, tool_call_id, conversation_id, duration_ms, policy_action, policy_scope, policy_matched
      FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (service_actor text, user_id uuid, username text,
        user_role text, operation text, method text, path text, arguments jsonb, outcome text, status_code integer,
-       error_code text, tool_call_id text, conversation_id text, duration_ms integer, policy_action text)) WITH ORDINALITY AS x
+       error_code text, tool_call_id text, conversation_id text, duration_ms integer, policy_action text,
+       policy_scope text, policy_matched boolean)) WITH ORDINALITY AS x
      ORDER BY x.ordinality`,
     [JSON.stringify(rows)],
   );

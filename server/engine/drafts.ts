@@ -10,7 +10,7 @@ import type { EventDraft, RunStatus } from './events.ts';
 type ToolResultEvent = Extract<AgentEvent, { type: 'tool_end' | 'tool_error' }>;
 
 export function toolCallDraft(runId: string, e: Extract<AgentEvent, { type: 'tool_start' }>): EventDraft {
-  return { kind: 'tool.call', payload: { run_id: runId, tool_call_id: e.toolCallId, tool: e.tool, input: e.input } };
+  return { kind: 'tool.call', payload: { run_id: runId, tool_call_id: e.toolCallId, tool: e.tool, input: e.input, ...(e.policy ? { policy: e.policy } : {}) } };
 }
 
 export function toolResultDraft(runId: string, e: ToolResultEvent): EventDraft {
@@ -23,7 +23,11 @@ export function toolResultDraft(runId: string, e: ToolResultEvent): EventDraft {
 export function approvalRequestedDraft(runId: string, a: OpenedApproval): EventDraft {
   return {
     kind: 'approval.requested',
-    payload: { run_id: runId, approval_id: a.approvalId, tool_call_id: a.toolCallId, tool: a.tool, input: a.input, prompt: a.prompt, expires_at: a.expiresAt.toISOString(), timeout_s: a.timeoutS },
+    payload: {
+      run_id: runId, approval_id: a.approvalId, tool_call_id: a.toolCallId, tool: a.tool, input: a.input, prompt: a.prompt,
+      expires_at: a.expiresAt.toISOString(), timeout_s: a.timeoutS,
+      ...(a.policy ? { policy: a.policy } : {}),
+    },
   };
 }
 

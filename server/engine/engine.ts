@@ -15,6 +15,7 @@ import { createConversation, getConversationForUser } from '../db/conversations.
 import type { Pool } from '../db/index.ts';
 import { findRunByRequest, insertRun, renewRunLease, type Run } from '../db/runs.ts';
 import { AirlockError } from '../errors.ts';
+import { countedStream, observe, processMetrics, type Metrics } from '../metrics/index.ts';
 import { EventQueue } from './event-queue.ts';
 import type { LiveEvent } from './events.ts';
 import { followLedger } from './follow.ts';
@@ -42,6 +43,8 @@ export interface EngineOptions {
   pendingWrites?: TurnDeps['pendingWrites'];
   /** Reads and frames a message's files for the model (default: none are read). */
   prepareAttachments?: TurnDeps['prepareAttachments'];
+  /** Where runs are measured (default: the process's Prometheus registry). */
+  metrics?: Metrics;
 }
 
 /** A run as a follower sees it. */
@@ -73,8 +76,23 @@ export function createEngine(options: EngineOptions) {
   /** Set when the process starts closing: a cancel from then on is the shutdown's. */
   let closing = false;
   const liveByConversation = new Map<string, RunHub>();
+  const metrics = options.metrics ?? processMetrics();
+  const untrackRunning = metrics.trackRunning(() => runs.size);
 
+  /** The wait of a resolved approval, from its row (it may have been requested by an earlier run). */
+  function observeApprovalWait(approvalId: string, result: string): void {
+    pool
+      .query<{ s: number }>('SELECT extract(epoch FROM resolved_at - created_at)::float8 AS s FROM approvals WHERE id = $1 AND resolved_at IS NOT NULL', [approvalId])
+      .then(({ rows }) => rows[0] && metrics.approvalWait.observe({ result }, Math.max(0, rows[0].s)))
+      .catch(() => {});
+  }
+
+  /** A follower of a run, counted as an open stream while it lasts (metrics). */
   function follow(runId: string, conversationId: string): AsyncIterableIterator<LiveEvent> {
+    return countedStream(followRun(runId, conversationId), { inc: () => metrics.openStreams.inc({ kind: 'run' }), dec: () => metrics.openStreams.dec({ kind: 'run' }) });
+  }
+
+  function followRun(runId: string, conversationId: string): AsyncIterableIterator<LiveEvent> {
     const local = runs.get(runId);
     if (!local) {
       // Finished, or running in another process: the ledger has (or will have) every event.
@@ -98,7 +116,7 @@ export function createEngine(options: EngineOptions) {
     };
   }
 
-  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean): void {
+  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean, submittedAt: number): void {
     const controller = new AbortController();
     const hub = new RunHub(run.id, run.conversationId);
     const renew = setInterval(() => {
@@ -108,9 +126,15 @@ export function createEngine(options: EngineOptions) {
     const done = (async () => {
       let failure: unknown;
       try {
-        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh })) hub.publish(event);
+        const observed = { submittedAt, firstToken: false };
+        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh })) {
+          hub.publish(event);
+          observe(metrics, observed, event);
+          if (event.kind === 'approval.resolved') observeApprovalWait(event.payload.approval_id, event.payload.result);
+        }
       } catch (error) {
         failure = toTurnError(error, run.id);
+        metrics.errors.inc({ source: 'run', code: (failure as AirlockError).code });
         options.log.warn({ err: error, runId: run.id }, 'run stopped without committing its end');
       } finally {
         clearInterval(renew);
@@ -133,6 +157,7 @@ export function createEngine(options: EngineOptions) {
 
     /** Starts a turn, or finds the run of an earlier submit with the same request_id. */
     async submit(rawInput: TurnInput, user: TurnUser): Promise<RunHandle> {
+      const submittedAt = performance.now();
       const storedPaths = await checkTurnInput(rawInput, options.files, user.userId);
       const input = { ...rawInput, requestId: rawInput.requestId ?? randomUUID() };
       const hash = requestHash(input);
@@ -164,7 +189,7 @@ export function createEngine(options: EngineOptions) {
         await lease.release();
         return replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash);
       }
-      start(run, user, { ...input, storedPaths }, lease, fresh);
+      start(run, user, { ...input, storedPaths }, lease, fresh, submittedAt);
       return handle(run, false);
     },
 
@@ -192,6 +217,7 @@ export function createEngine(options: EngineOptions) {
       const pending = [...runs.values()];
       for (const run of pending) run.controller.abort(new RunAbort('shutdown'));
       await Promise.race([Promise.allSettled(pending.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      untrackRunning();
     },
   };
 }

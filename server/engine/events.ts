@@ -20,10 +20,13 @@ const FileRefSchema = z.strictObject({
   note: z.string().optional(),
 });
 
+/** The tool policy decision that routed a call (server/policy): `caution` is flagged here. */
+const PolicySchema = z.strictObject({ scope: z.string().min(1), action: z.enum(['allow', 'caution', 'require_approval', 'deny']), matched: z.boolean() });
+
 /** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
 export const PAYLOADS = {
   'user.message': z.strictObject({ run_id: RunId, request_id: z.string().min(1), text: z.string(), files: z.array(FileRefSchema) }),
-  'tool.call': z.strictObject({ run_id: RunId, tool_call_id: z.string().min(1), tool: z.string().min(1), input: z.unknown() }),
+  'tool.call': z.strictObject({ run_id: RunId, tool_call_id: z.string().min(1), tool: z.string().min(1), input: z.unknown(), policy: PolicySchema.optional() }),
   'tool.result': z.strictObject({
     run_id: RunId,
     tool_call_id: z.string().min(1),
@@ -44,6 +47,7 @@ export const PAYLOADS = {
     prompt: z.string(),
     expires_at: z.iso.datetime({ offset: true }),
     timeout_s: z.number().int().positive(),
+    policy: PolicySchema.optional(),
   }),
   'approval.resolved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']) }),
   'assistant.message': z.strictObject({

@@ -10,6 +10,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { parseInput } from '../api/validate.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger } from '../engine/index.ts';
+import { processMetrics } from '../metrics/index.ts';
 import { ownConversation, type VerifyUser } from './auth.ts';
 import { capabilities } from './capabilities.ts';
 import { EventStream } from './event-stream.ts';
@@ -71,11 +72,14 @@ export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, o
     });
     const entry = { stream, done: stream.run() };
     open.add(entry);
+    const gauge = processMetrics().openStreams;
+    gauge.inc({ kind: 'conversation' });
     try {
       await entry.done;
     } catch (error) {
       request.log.warn({ err: error, conversationId: id }, 'event stream failed');
     } finally {
+      gauge.dec({ kind: 'conversation' });
       open.delete(entry);
       res.end();
     }

@@ -5,9 +5,9 @@
  * Method `MCP`, path `mcp://<server>/<tool>`, operation the model-facing name.
  * @module
  */
-import { decodeJwt } from 'jose';
 import type { AuditEntry, AuditOutcome } from '../../db/audit.ts';
-import type { ToolAction } from './policy.ts';
+import type { PolicyDecision } from '../../policy/index.ts';
+import { claimString, tokenClaims } from '../token-claims.ts';
 
 /** Where MCP audit rows go (the gateway passes one that writes audit_log). */
 export type McpAuditSink = (entry: AuditEntry) => Promise<void>;
@@ -22,16 +22,6 @@ const STATUS: Record<McpCallOutcome, { outcome: AuditOutcome; status: number }> 
   failed: { outcome: 'error', status: 502 },
 };
 
-function claims(token: string | undefined): Record<string, unknown> {
-  if (!token) return {};
-  try {
-    return decodeJwt(token) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
-const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** The audit row of one MCP call. Pure. */
 export function mcpAuditEntry(call: {
@@ -41,7 +31,7 @@ export function mcpAuditEntry(call: {
   args: Record<string, unknown>;
   result: McpCallOutcome;
   /** What the policy decided before the call: allow, caution, require_approval (then approved or not) or deny. */
-  action: ToolAction;
+  decision: Pick<PolicyDecision, 'action' | 'scope' | 'matched'>;
   errorCode?: string | null;
   userToken: string;
   serviceToken?: string;
@@ -49,13 +39,13 @@ export function mcpAuditEntry(call: {
   conversationId: string;
   durationMs: number | null;
 }): AuditEntry {
-  const user = claims(call.userToken);
+  const user = tokenClaims(call.userToken);
   const { outcome, status } = STATUS[call.result];
   return {
-    serviceActor: str(claims(call.serviceToken).sub) ?? 'airlock-gateway',
-    userId: str(user.sub),
-    username: str(user.username),
-    userRole: str(user.role),
+    serviceActor: claimString(tokenClaims(call.serviceToken).sub) ?? 'airlock-gateway',
+    userId: claimString(user.sub),
+    username: claimString(user.username),
+    userRole: claimString(user.role),
     operation: call.name,
     method: 'MCP',
     path: `mcp://${call.server}/${call.tool}`,
@@ -66,6 +56,8 @@ export function mcpAuditEntry(call: {
     toolCallId: call.toolCallId,
     conversationId: call.conversationId,
     durationMs: call.durationMs === null ? null : Math.round(call.durationMs),
-    policyAction: call.action,
+    policyAction: call.decision.action,
+    policyScope: call.decision.scope,
+    policyMatched: call.decision.matched,
   };
 }

@@ -1,18 +1,15 @@
 /**
- * What happens to an MCP tool call before it runs, from the tool's annotations (MCP spec,
- * ToolAnnotations): the one place the mapping lives, so a policy file (seed 000's tool policy)
- * can rank its rules above it.
+ * An MCP tool's built-in default action, from its annotations (MCP spec, ToolAnnotations): the
+ * lowest rank of the tool policy (server/policy), below every rule of POLICY_FILE.
  *
- *   policy rule (user -> tenant -> tool), when one matches   -> its action
- *   else the annotations:
- *     readOnlyHint: true                                     -> allow
- *     destructiveHint: true, or absent (the MCP default)     -> require_approval
- *     otherwise (not read-only, destructiveHint: false)      -> caution (runs, audited as such)
+ *   readOnlyHint: true                                     -> allow
+ *   destructiveHint: true, or absent (the MCP default)     -> require_approval
+ *   otherwise (not read-only, destructiveHint: false)      -> caution (runs, audited as such)
  * @module
  */
+import type { ToolAction } from '../../policy/index.ts';
 
-/** Seed 000's policy actions. */
-export type ToolAction = 'allow' | 'caution' | 'require_approval' | 'deny';
+export type { ToolAction };
 
 export interface ToolAnnotationHints {
   readOnlyHint?: boolean;
@@ -26,9 +23,4 @@ export function annotationAction(annotations: ToolAnnotationHints | undefined): 
   if (annotations?.readOnlyHint === true) return 'allow';
   if (annotations?.destructiveHint === false) return 'caution';
   return 'require_approval';
-}
-
-/** The action for one MCP tool call: a matching policy rule wins, else the annotation default. */
-export function mcpToolAction({ rule, annotations }: { rule?: ToolAction | null; annotations?: ToolAnnotationHints }): ToolAction {
-  return rule ?? annotationAction(annotations);
 }

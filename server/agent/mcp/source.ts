@@ -12,6 +12,7 @@ import type { McpAuditSink } from './audit.ts';
 import { McpConnection, type ServerHealth } from './connection.ts';
 import { firstCollision, mcpToolName, sanitizeName } from './names.ts';
 import { loadToolsFile, type ToolsFile } from './tools-file.ts';
+import type { ToolAction } from './policy.ts';
 import { actionOf, defineMcpTool } from './tool.ts';
 
 export interface McpSourceOptions {
@@ -140,9 +141,14 @@ export class McpToolSource {
     return [...this.#registered.values()].filter((r) => up.has(r.name)).map((r) => ({ name: r.name, description: r.tool.description }));
   }
 
-  /** Names of MCP tools that pause for approval (their start is held back like built-in ones). */
-  approvalToolNames(): string[] {
-    return [...this.#registered.values()].filter((r) => actionOf(r.mcpTool) === 'require_approval').map((r) => r.name);
+  /** The built-in default (annotations) of every MCP tool the agent can execute, by name. */
+  builtinActions(): Map<string, ToolAction> {
+    return new Map([...this.#registered.values()].map((r) => [r.name, actionOf(r.mcpTool)]));
+  }
+
+  /** `<server>_` of every configured server: the names its tools will have, listed or not yet. */
+  toolPrefixes(): string[] {
+    return this.#connections.map((c) => `${sanitizeName(c.config.name)}_`);
   }
 
   status(): McpSourceStatus {

@@ -1,6 +1,7 @@
 /**
  * One MCP tool as a LangChain tool, under the same approvals as the built-in tools (define.ts):
- * the action comes from policy.ts; `require_approval` pauses in interrupt() with a card that names
+ * the action is the run's tool policy (server/policy) with the annotations (policy.ts) as the
+ * tool's built-in default; `require_approval` pauses in interrupt() with a card that names
  * the server and shows the arguments; every call ends in one audit row; failures (the server down
  * or dying mid-call, an error result) become error ToolMessages (TOOL_FAILURE), so the run carries on.
  * Nothing before interrupt() has side effects: the tool re-runs from the top on resume.
@@ -10,12 +11,13 @@ import { ToolMessage } from '@langchain/core/messages';
 import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { askApproval, errorMessage } from '../tools/define.ts';
+import { stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
+import { askApproval, errorMessage, policyDenial } from '../tools/define.ts';
 import { toolContext, type ToolContext } from '../tools/context.ts';
 import type { ApprovalRequest } from '../types.ts';
 import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
 import type { McpConnection } from './connection.ts';
-import { mcpToolAction, type ToolAction } from './policy.ts';
+import { annotationAction } from './policy.ts';
 import { renderMcpResult } from './result.ts';
 
 type Args = Record<string, unknown>;
@@ -34,42 +36,45 @@ export function mcpApprovalPrompt(server: string, tool: string, args: Args): str
   return `Run ${tool} on the MCP server "${server}"${shown.length ? ` with ${shown.join(', ')}` : ''}?`;
 }
 
-/** The tool's default action (no policy file yet: the annotation mapping alone). */
+/** The tool's built-in default action (its annotations), which the policy file ranks above. */
 export function actionOf(mcpTool: Tool): ToolAction {
-  return mcpToolAction({ annotations: mcpTool.annotations });
+  return annotationAction(mcpTool.annotations);
 }
 
 /** Builds the LangChain tool `name` for `mcpTool` of the connection's server. */
 export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
   const server = deps.connection.config.name;
-  const action = actionOf(mcpTool);
+  const builtin = actionOf(mcpTool);
   const description = [mcpTool.description ?? mcpTool.title ?? mcpTool.name, `(MCP server "${server}")`].join(' ');
   return tool(
     async (args: Args, runtime: ToolRuntime) => {
       const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? 'unknown';
       const started = performance.now();
       let ctx: ToolContext | undefined;
+      let decision: PolicyDecision | undefined;
       const finish = async (result: McpCallOutcome, errorCode: string | null, timed: boolean) => {
-        if (!deps.audit || !ctx) return;
+        if (!deps.audit || !ctx || !decision) return;
         const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
         const entry = mcpAuditEntry({
-          server, tool: mcpTool.name, name, args, result, action, errorCode, userToken: ctx.userToken, serviceToken,
+          server, tool: mcpTool.name, name, args, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
           toolCallId, conversationId: ctx.conversationId, durationMs: timed ? performance.now() - started : null,
         });
         await deps.audit(entry).catch((error) => deps.warn?.('writing the MCP audit row failed', error));
       };
       try {
         ctx = toolContext(runtime);
+        decision = ctx.policy(name, builtin);
       } catch (error) {
         return errorMessage(name, toolCallId, 'INTERNAL', (error as Error).message);
       }
-      if (action === 'deny') {
+      if (decision.action === 'deny') {
         await finish('refused', 'FORBIDDEN', false);
-        return errorMessage(name, toolCallId, 'FORBIDDEN', `Not done: the policy does not allow ${name}.`);
+        const refusal = policyDenial(name, decision);
+        return errorMessage(name, toolCallId, refusal.code, refusal.message);
       }
-      if (action === 'require_approval') {
+      if (decision.action === 'require_approval') {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
-        const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args) };
+        const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args), policy: stampOf(decision) };
         const refusal = askApproval(request);
         if (refusal) {
           await finish('not_approved', refusal.code, false);

@@ -4,6 +4,7 @@
  * @module
  */
 import { AirlockError, isErrorCode, type ErrorCode } from '../../errors.ts';
+import type { PolicyStamp } from '../../policy/index.ts';
 import type { ToolContext } from './context.ts';
 
 export interface BackendRequest {
@@ -46,7 +47,11 @@ async function readJson(response: Response): Promise<unknown> {
  * service token after a 401 (it may have expired in flight); POSTs are safe to repeat because they
  * carry the tool call id as Idempotency-Key. An abort of the run itself is rethrown untouched.
  */
-export async function callBackend(ctx: ToolContext, req: BackendRequest, meta: { toolCallId: string; signal?: AbortSignal }): Promise<unknown> {
+export async function callBackend(
+  ctx: ToolContext,
+  req: BackendRequest,
+  meta: { toolCallId: string; signal?: AbortSignal; policy?: PolicyStamp },
+): Promise<unknown> {
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = {
       authorization: `Bearer ${await ctx.serviceToken.get()}`,
@@ -54,6 +59,8 @@ export async function callBackend(ctx: ToolContext, req: BackendRequest, meta: {
       'x-tool-call-id': meta.toolCallId,
       'x-conversation-id': ctx.conversationId,
       accept: 'application/json',
+      // The policy decision that let the call through, for the api's audit row (service-token only).
+      ...(meta.policy ? { 'x-policy-action': meta.policy.action, 'x-policy-scope': meta.policy.scope, 'x-policy-matched': String(meta.policy.matched) } : {}),
     };
     if (req.method === 'POST') {
       headers['content-type'] = 'application/json';

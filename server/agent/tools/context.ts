@@ -5,7 +5,9 @@
  * @module
  */
 import type { RunnableConfig } from '@langchain/core/runnables';
+import type { AuditEntry } from '../../db/audit.ts';
 import { AirlockError } from '../../errors.ts';
+import type { PolicyDecision, ToolAction } from '../../policy/index.ts';
 import type { ServiceTokenProvider } from '../service-token.ts';
 
 export interface ToolContext {
@@ -18,6 +20,13 @@ export interface ToolContext {
   /** Per-request timeout for backend calls. */
   timeoutMs: number;
   fetch: typeof fetch;
+  /**
+   * The tool policy for this run's user (server/policy): what a call of `tool` may do. `builtin` is
+   * the tool's own default when the tool knows it (MCP annotations); else the catalog's.
+   */
+  policy: (tool: string, builtin?: ToolAction) => PolicyDecision;
+  /** Writes the audit row of a call the gateway refused itself (policy deny): the api never saw it. */
+  audit?: (entry: AuditEntry) => Promise<void>;
 }
 
 export const CONTEXT_KEY = 'airlock';

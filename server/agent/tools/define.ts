@@ -1,5 +1,6 @@
 /**
- * Builds a backend tool: zod schema -> HTTP request, with the approval pause for dangerous tools and
+ * Builds a backend tool: zod schema -> HTTP request, routed by the tool policy (server/policy: allow,
+ * caution, require_approval -> the approval pause, deny -> refused here, the api never called) and
  * failures turned into error ToolMessages so the agent carries on.
  *
  * Why `interrupt()` inside the tool (createAgent, graph version v2) and not humanInTheLoopMiddleware
@@ -21,8 +22,10 @@ import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
 import type { z } from 'zod';
 import { AirlockError, isAirlockError } from '../../errors.ts';
-import { toolPath, toolSpec, type ToolName } from '../../operations/index.ts';
+import { toolPath, toolSpec, type ToolName, type ToolSpec } from '../../operations/index.ts';
+import { stampOf, type PolicyDecision } from '../../policy/index.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
+import { claimString, tokenClaims } from '../token-claims.ts';
 import { callBackend, type BackendRequest } from './backend.ts';
 import { toolContext, type ToolContext } from './context.ts';
 
@@ -78,10 +81,27 @@ async function assertAllowed(ctx: ToolContext, name: string, meta: { toolCallId:
   if (entry && !entry.allowed) throw new AirlockError('FORBIDDEN', `You are not allowed to run ${name}.`);
 }
 
+/** The audit row of a call the policy denied: the api never sees it, so the gateway writes it. */
+export async function auditRefusal(ctx: ToolContext, call: { operation: ToolSpec; path: string; args: Record<string, unknown>; toolCallId: string; decision: PolicyDecision }): Promise<void> {
+  if (!ctx.audit) return;
+  const user = tokenClaims(ctx.userToken);
+  const service = tokenClaims(await ctx.serviceToken.get().catch(() => undefined));
+  await ctx.audit({
+    serviceActor: claimString(service.sub) ?? 'airlock-gateway', userId: claimString(user.sub), username: claimString(user.username), userRole: claimString(user.role),
+    operation: call.operation.name, method: call.operation.method, path: call.path, arguments: call.args,
+    outcome: 'denied', statusCode: 403, errorCode: 'FORBIDDEN', toolCallId: call.toolCallId, conversationId: ctx.conversationId, durationMs: null,
+    policyAction: call.decision.action, policyScope: call.decision.scope, policyMatched: call.decision.matched,
+  });
+}
+
+/** The model's words for a call the policy refuses. */
+export function policyDenial(tool: string, decision: PolicyDecision): { code: 'FORBIDDEN'; message: string } {
+  return { code: 'FORBIDDEN', message: `Not done: the tool policy does not allow ${tool} (${decision.scope}).` };
+}
+
 /** A LangChain tool that calls the backend API. */
 export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S>) {
   const operation = toolSpec(spec.name);
-  const needsApproval = operation.approval !== undefined;
   const backendRequest = (args: z.infer<S>): BackendRequest => {
     const { params, query, body } = spec.call(args);
     return { method: operation.method, path: toolPath(operation, params), query, body };
@@ -98,20 +118,28 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
       };
 
       let ctx: ToolContext;
+      let decision: PolicyDecision;
       try {
         ctx = toolContext(runtime);
-        if (needsApproval) await assertAllowed(ctx, spec.name, meta);
+        decision = ctx.policy(spec.name);
+        if (decision.action === 'deny') {
+          await auditRefusal(ctx, { operation, path: backendRequest(args).path, args: args as Record<string, unknown>, toolCallId, decision }).catch(() => {});
+          const refusal = policyDenial(spec.name, decision);
+          return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
+        }
+        if (decision.action === 'require_approval') await assertAllowed(ctx, spec.name, meta);
       } catch (error) {
         return fail(error);
       }
-      if (needsApproval) {
+      if (decision.action === 'require_approval') {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
-        const request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId };
+        const request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId, policy: stampOf(decision) };
         const refusal = askApproval(request);
         if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
       }
       try {
-        return JSON.stringify(await callBackend(ctx, backendRequest(args), meta));
+        // The decision travels with the call itself (not the permission check before a pause): the api's audit row keeps it.
+        return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy: stampOf(decision) }));
       } catch (error) {
         return fail(error);
       }

@@ -25,6 +25,8 @@ const auditJson = (a: AuditRecord) => ({
   conversation_id: a.conversationId,
   duration_ms: a.durationMs,
   policy_action: a.policyAction ?? null,
+  policy_scope: a.policyScope ?? null,
+  policy_matched: a.policyMatched ?? null,
 });
 
 export const auditRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {

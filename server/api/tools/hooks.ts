@@ -39,6 +39,21 @@ function header(request: FastifyRequest, name: string): string | null {
   return typeof value === 'string' && value.length > 0 ? value.slice(0, 200) : null;
 }
 
+/**
+ * The gateway's policy decision for the call (x-policy-* headers). Believed only behind the
+ * service token, which every tool route requires before this runs: a user cannot forge one.
+ */
+function policyHeaders(request: FastifyRequest): { policyAction: string | null; policyScope: string | null; policyMatched: boolean | null } {
+  if (!maybeRequestService(request)) return { policyAction: null, policyScope: null, policyMatched: null };
+  const action = header(request, 'x-policy-action');
+  const matched = header(request, 'x-policy-matched');
+  return {
+    policyAction: action && /^(allow|caution|require_approval|deny)$/.test(action) ? action : null,
+    policyScope: header(request, 'x-policy-scope'),
+    policyMatched: matched === 'true' ? true : matched === 'false' ? false : null,
+  };
+}
+
 function errorCodeOf(payload: unknown): string | null {
   if (typeof payload !== 'string') return null;
   try {
@@ -86,6 +101,7 @@ export function registerToolHooks(app: FastifyInstance, ctx: ApiContext): void {
         toolCallId: header(request, 'x-tool-call-id') ?? header(request, 'idempotency-key'),
         conversationId: header(request, 'x-conversation-id'),
         durationMs: Math.round(performance.now() - (started.get(request) ?? performance.now())),
+        ...policyHeaders(request),
       });
     } catch (error) {
       request.log.error({ err: error, tool: tool.name }, 'audit write failed');

@@ -13,6 +13,7 @@ describe('describeStartFailure', () => {
     ['foreign host', errno('EADDRNOTAVAIL', { syscall: 'listen' }), { ...ctx, host: '10.9.9.9' }, /HOST=10\.9\.9\.9 is not an address/],
     ['data folder in use', named('DataDirInUseError', 'the data folder /d is in use by another Airlock process (pid 7)'), ctx, /^Airlock cannot start: the data folder \/d is in use .*pid 7/],
     ['bad config', named('ConfigError', 'Invalid configuration:\n  PORT: too big'), ctx, /^Airlock cannot start: Invalid configuration/],
+    ['bad policy file', named('PolicyFileError', 'the policy file /etc/p.yaml line 4: tool_rules.exec: expected one of allow, caution, require_approval, deny. Fix it or unset POLICY_FILE.'), ctx, /^Airlock cannot start: the policy file \/etc\/p\.yaml line 4: tool_rules\.exec/],
     ['wrong KEK', named('KeyCipherError', 'signing key k was sealed with another key-encryption key'), ctx, /set|sealed with another/],
     ['database down', errno('ECONNREFUSED'), external, /the database postgres:\/\/app@db\.internal:5432\/airlock cannot be reached .*Check DATABASE_URL/],
     ['database password', errno('28P01'), external, /refused the credentials/],

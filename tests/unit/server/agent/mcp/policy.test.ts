@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { annotationAction, mcpToolAction, type ToolAction, type ToolAnnotationHints } from '../../../../../server/agent/mcp/policy.ts';
+import { annotationAction, type ToolAction, type ToolAnnotationHints } from '../../../../../server/agent/mcp/policy.ts';
+import { decideToolPolicy, PolicyRulesSchema } from '../../../../../server/policy/index.ts';
 
 describe('annotationAction — the MCP annotation mapping, row by row', () => {
   const rows: Array<[row: string, annotations: ToolAnnotationHints | undefined, expected: ToolAction]> = [
@@ -18,15 +19,16 @@ describe('annotationAction — the MCP annotation mapping, row by row', () => {
   });
 });
 
-describe('mcpToolAction — a policy rule ranks above the annotations', () => {
-  const rows: Array<[rule: ToolAction | null | undefined, annotations: ToolAnnotationHints, expected: ToolAction]> = [
-    [undefined, { readOnlyHint: true }, 'allow'],
+describe('a policy rule naming the MCP tool ranks above its annotations', () => {
+  const rows: Array<[rule: ToolAction | null, annotations: ToolAnnotationHints, expected: ToolAction]> = [
+    [null, { readOnlyHint: true }, 'allow'],
     [null, { destructiveHint: true }, 'require_approval'],
     ['deny', { readOnlyHint: true }, 'deny'],
     ['allow', { destructiveHint: true }, 'allow'],
     ['require_approval', { readOnlyHint: true }, 'require_approval'],
   ];
   it.each(rows)('rule %s over %j -> %s', (rule, annotations, expected) => {
-    expect(mcpToolAction({ rule, annotations })).toBe(expected);
+    const rules = PolicyRulesSchema.parse({ tool_rules: rule ? { fs_tool: rule } : {} });
+    expect(decideToolPolicy(rules, { tenant: 'demo', username: 'a' }, 'fs_tool', annotationAction(annotations)).action).toBe(expected);
   });
 });

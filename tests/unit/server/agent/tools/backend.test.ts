@@ -1,4 +1,5 @@
 import { ToolMessage } from '@langchain/core/messages';
+import { createToolPolicy } from '../../../../../server/policy/index.ts';
 import { describe, expect, it } from 'vitest';
 import { isAirlockError } from '../../../../../server/errors.ts';
 import { callBackend, codeForStatus } from '../../../../../server/agent/tools/backend.ts';
@@ -35,6 +36,7 @@ function fakeContext(responses: Array<Response | Error>, seen: Seen[] = []): Too
     timeoutMs: 1000,
     invalidations: 0,
     serviceToken: { get: async () => `svc-${++tokens}`, invalidate: () => void ctx.invalidations++ },
+    policy: (tool: string) => createToolPolicy(null).decide({ tenant: 'demo', username: 'a' }, tool),
     fetch: (async (url: string, init: RequestInit) => {
       seen.push({ url, init });
       const next = responses.shift();

@@ -1,0 +1,57 @@
+/**
+ * The tool policy's shapes (seed 000, "Tool Policy Contract"): the four actions, the rules a
+ * POLICY_FILE holds, and the decision every tool call carries into approvals, events and audit.
+ * A leaf: imports nothing of ours but zod.
+ * @module
+ */
+import { z } from 'zod';
+
+/** Seed 000's actions, least to most strict. */
+export const TOOL_ACTIONS = ['allow', 'caution', 'require_approval', 'deny'] as const;
+export type ToolAction = (typeof TOOL_ACTIONS)[number];
+
+const Action = z.enum(TOOL_ACTIONS);
+const ToolMap = z.record(z.string().min(1), Action);
+const Tools = z.strictObject({ tools: ToolMap });
+
+/** The rules of a policy file, in the seed's shape (`user_rules` keyed by `tenant:username`). */
+export const PolicyRulesSchema = z.strictObject({
+  default_action: Action.optional(),
+  tool_rules: ToolMap.default({}),
+  tenant_rules: z.record(z.string().min(1).regex(/^[^:]+$/, 'a tenant key has no ":"'), Tools).default({}),
+  user_rules: z.record(z.string().regex(/^[^:]+:[^:]+$/, 'a user key is tenant:username'), Tools).default({}),
+});
+export type PolicyRules = z.infer<typeof PolicyRulesSchema>;
+
+/** Who a decision is for: the tenant and the username (`user_key` = `tenant:username`). */
+export interface PolicySubject {
+  tenant: string;
+  username: string;
+}
+
+/** Which level decided: a rule of the file, or the built-in default of the tool. */
+export type PolicyLevel = 'user' | 'tenant' | 'tool' | 'default' | 'builtin';
+
+/** What the policy decided for one tool call (copied into approvals, events and audit rows). */
+export interface PolicyDecision {
+  tool: string;
+  action: ToolAction;
+  /** `user:<tenant>:<username>`, `tenant:<tenant>`, `tool:<name>`, `default` or `builtin`. */
+  scope: string;
+  level: PolicyLevel;
+  /** True when a rule of the policy file decided; false for the built-in default. */
+  matched: boolean;
+  /** One sentence for people: which rule, and why. */
+  reason: string;
+}
+
+/** The part of a decision stored with approvals, ledger events and audit rows. */
+export interface PolicyStamp {
+  scope: string;
+  action: ToolAction;
+  matched: boolean;
+}
+
+export function stampOf(d: PolicyDecision): PolicyStamp {
+  return { scope: d.scope, action: d.action, matched: d.matched };
+}
