@@ -13,7 +13,7 @@ import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
-import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
+import { gradioPlugin, lookupStoredFile, PgSessionBus } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
@@ -91,6 +91,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await ledger.close();
   });
   const handler = createChatHandler({ engine });
+  // Several replicas: the Gradio queue's sessions live in PostgreSQL, so join, stream, cancel and
+  // heartbeat may each land on a different replica. One process keeps the in-memory bus (latency).
+  const bus = config.replicas ? await PgSessionBus.start({ pool, log: app.log }) : undefined;
+  if (bus) app.addHook('onClose', async () => bus.close());
   await app.register(eventRoutes, {
     pool,
     ledger,
@@ -122,6 +126,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     // /chat as the MCP tool `chat` at /api/agent/gradio/gradio_api/mcp/ (issue 13).
     mcpServer: true,
     drainMs: config.shutdownGraceMs,
+    bus,
   });
 
   // After listen: a recovered resume calls the tools through the api, which may be this process.

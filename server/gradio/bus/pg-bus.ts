@@ -22,9 +22,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { encodeFrame, processFailed } from '../encode.ts';
 import { mayCancel, type CancelClaim, type EventOwnership } from '../ownership.ts';
 import { BusMirror, type BusOp } from './mirror.ts';
 import type { Attachment, BusMessage, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
+
+/** An error completion for an event whose replica died: the client may retry at once. */
+export function orphanCompletion(eventId: string): BusMessage {
+  const frame = encodeFrame(processFailed(eventId, 'The server running this request stopped; please retry.', 'Server stopped'));
+  return { eventId, frame, terminal: true };
+}
 
 /** Largest NOTIFY payload sent (PostgreSQL refuses 8000 bytes and more). */
 export const INLINE_MAX = 4000;
@@ -35,8 +42,8 @@ const REF = '#';
 
 export interface PgBusOptions {
   pool: pg.Pool;
-  /** The terminal message ending an event whose replica died. */
-  orphanMessage: (eventId: string) => BusMessage;
+  /** The terminal message ending an event whose replica died (default: an error completion asking to retry). */
+  orphanMessage?: (eventId: string) => BusMessage;
   /** How often dead replicas are looked for (default 2 s). */
   sweepMs?: number;
   /** This replica's id (default random). */
@@ -197,7 +204,8 @@ export class PgSessionBus implements SessionBus {
        )
        SELECT event_id, session_hash FROM gone`,
     );
-    for (const row of rows) this.publish(row.session_hash, this.#options.orphanMessage(row.event_id));
+    const orphan = this.#options.orphanMessage ?? orphanCompletion;
+    for (const row of rows) this.publish(row.session_hash, orphan(row.event_id));
     await this.flush();
     return rows.map((r) => r.event_id);
   }
