@@ -13,7 +13,7 @@ import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
-import { gradioPlugin, lookupStoredFile, PgSessionBus } from '../gradio/index.ts';
+import { gradioPlugin, PgSessionBus, PgUploadStore, UploadStore, type UploadStorage } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
@@ -65,6 +65,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   }));
 
   const uploadDir = join(config.dataDir, 'uploads');
+  // Several replicas: uploads live in PostgreSQL (each replica keeps a local copy to serve from).
+  const uploadLimits = { requestMaxBytes: config.uploads.requestMaxBytes, quotaBytes: config.uploads.quotaBytes };
+  const uploads: UploadStorage = config.replicas ? new PgUploadStore(pool, uploadDir, uploadLimits) : new UploadStore(uploadDir, uploadLimits);
   const verifyUser = createUserTokenVerifier({ pool, config });
   const ledger = new PgLedger(pool);
   const engine = createEngine({
@@ -72,7 +75,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     ledger,
     agent,
     // Attached files must be uploads this gateway stored for this user.
-    files: { resolve: async (path, userId) => (await lookupStoredFile(uploadDir, path, userId))?.path ?? null },
+    files: { resolve: async (path, userId) => (await uploads.lookup(path, userId))?.path ?? null },
     prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
@@ -114,6 +117,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
     identityKey: chatOwnerKey,
     dataDir: uploadDir,
+    uploadStore: uploads,
     uploadMaxBytes: config.uploadMaxBytes,
     uploadRequestMaxBytes: config.uploads.requestMaxBytes,
     uploadQuotaBytes: config.uploads.quotaBytes,

@@ -60,10 +60,12 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     queue,
     direct: new DirectRuns(queue),
     streams: new StreamHub(queue, options.heartbeatMs ?? 15_000, options.heartbeatsPerIdentity ?? 8),
-    store: new UploadStore(options.dataDir, {
-      requestMaxBytes: options.uploadRequestMaxBytes ?? options.uploadMaxBytes * 4,
-      quotaBytes: options.uploadQuotaBytes ?? Infinity,
-    }),
+    store:
+      options.uploadStore ??
+      new UploadStore(options.dataDir, {
+        requestMaxBytes: options.uploadRequestMaxBytes ?? options.uploadMaxBytes * 4,
+        quotaBytes: options.uploadQuotaBytes ?? Infinity,
+      }),
     appId: Math.floor(Math.random() * 2 ** 52),
     mountPath: options.rootPath ?? app.prefix,
   };

@@ -164,15 +164,19 @@ describe('three replicas behind nginx round-robin', () => {
 
   it('5. a rolling restart (SIGTERM one replica at a time) loses nothing', async () => {
     const client = await connectChat(cluster.url, token);
-    const submission = chat(client, LONG);
-    const turnDone = collect(submission);
-    const restarts = (async () => {
-      for (let i = 0; i < cluster.replicas.length; i++) {
-        await cluster.replicas[i].stop(30_000);
-        await cluster.restart(i);
-      }
-    })();
-    const turn = await turnDone;
+    let restarts: Promise<void> | undefined;
+    const turn = await collect(chat(client, LONG), async (m, index) => {
+      if (index !== 1) return;
+      // The replica running this answer goes first, mid-answer; then the others.
+      const runner = await runnerOf(m.metadata.conversation_id);
+      const order = [runner, ...[0, 1, 2].filter((i) => i !== runner)];
+      restarts = (async () => {
+        for (const i of order) {
+          await cluster.replicas[i].stop(30_000);
+          await cluster.restart(i);
+        }
+      })();
+    });
     await restarts;
     // A new turn after every replica restarted, on the same client.
     const after = await collect(chat(client, "what's the health of payments-api"));
