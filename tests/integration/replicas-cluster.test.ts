@@ -125,6 +125,25 @@ describe('three replicas behind nginx round-robin', () => {
     expect(Number(count.rows[0].count)).toBe(1);
   });
 
+  it('3b. an upload through one replica is readable through every replica, and only by its owner', async () => {
+    const form = new FormData();
+    form.append('files', new Blob([Buffer.from('shared across replicas\n')]), 'notes.txt');
+    const upload = await fetch(`${cluster.url}/api/agent/gradio/gradio_api/upload`, { method: 'POST', headers: auth(), body: form });
+    expect(upload.status).toBe(200);
+    const [path] = (await upload.json()) as string[];
+    const before = cluster.replicas.map((r) => r.output().split('gradio_api/file=').length);
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${cluster.url}/api/agent/gradio/gradio_api/file=${path}`, { headers: auth() });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('shared across replicas\n');
+    }
+    const served = cluster.replicas.filter((r, i) => r.output().split('gradio_api/file=').length > before[i]).length;
+    expect(served).toBe(3);
+    const other = await login(cluster.url, 'operator');
+    const stolen = await fetch(`${cluster.url}/api/agent/gradio/gradio_api/file=${path}`, { headers: { authorization: `Bearer ${other}` } });
+    expect(stolen.status).toBe(404);
+  });
+
   it('4. a replica SIGKILLed mid-answer: the client ends with a retryable error, the follower resumes, the run fails process_exit, the conversation goes on', async () => {
     const client = await connectChat(cluster.url, token);
     let conversationId = '';
