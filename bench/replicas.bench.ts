@@ -108,6 +108,7 @@ async function clusterPart(replicas: number, databaseUrl: string): Promise<{ sec
 
 async function main(): Promise<void> {
   await busPart();
+  if (process.env.BENCH_PARTS === 'bus') return;
   const db = await openBenchDatabase();
   try {
     console.log(`3. ${STREAMS} concurrent /chat streams through nginx (offline model, 5 ms per token), real @gradio/client:`);

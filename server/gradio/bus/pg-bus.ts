@@ -92,6 +92,7 @@ export class PgSessionBus implements SessionBus {
   #inbound: string[] = [];
   #receiving = false;
   #listener: pg.PoolClient | null = null;
+  #publishing: Promise<pg.PoolClient> | null = null;
   #schema = '';
   #cancel: LocalCancel = () => {};
   #tokens = 0;
@@ -218,6 +219,9 @@ export class PgSessionBus implements SessionBus {
     await this.#pool.query('DELETE FROM gradio_bus_replicas WHERE replica = $1', [this.replica]).catch(() => {});
     this.#listener?.release(true);
     this.#listener = null;
+    const publishing = await this.#publishing?.catch(() => null);
+    this.#publishing = null;
+    publishing?.release();
   }
 
   #send(op: BusOp): void {
@@ -244,6 +248,10 @@ export class PgSessionBus implements SessionBus {
         await this.#notify(batchOps(ops), finished);
         this.stats.frames += ops.filter((o) => o.o === 'm').length;
       } catch (error) {
+        // The connection may be the problem: the next batch opens another.
+        const broken = this.#publishing;
+        this.#publishing = null;
+        void broken?.then((client) => client.release(true)).catch(() => {});
         this.#options.log?.warn({ err: error, dropped: ops.length }, 'bus publish failed');
       }
     }
@@ -253,27 +261,54 @@ export class PgSessionBus implements SessionBus {
     idle.forEach((resolve) => resolve());
   }
 
-  /** One statement per batch: notify (inline, or spilled to a row), and delete the events that just ended. */
+  /**
+   * One statement per batch on the replica's own publishing connection (no pool checkout on the
+   * token path, prepared once): notify (inline, or spilled to a row), and delete the events that
+   * just ended.
+   */
   async #notify(batches: string[], finished: string[]): Promise<void> {
     const channel = BUS_CHANNEL + this.#schema;
+    const client = await this.#publisher();
     for (let i = 0; i < batches.length; i++) {
       const ended = i === batches.length - 1 ? finished : [];
-      if (Buffer.byteLength(batches[i]) <= INLINE_MAX) {
-        await this.#pool.query(
-          `WITH ended AS (DELETE FROM gradio_bus_events WHERE event_id = ANY($3::text[])) SELECT pg_notify($1, $2)`,
-          [channel, batches[i], ended],
-        );
-      } else {
-        await this.#pool.query(
-          `WITH spilled AS (INSERT INTO gradio_bus_frames (body) VALUES ($2) RETURNING id),
-                ended AS (DELETE FROM gradio_bus_events WHERE event_id = ANY($3::text[]))
-           SELECT pg_notify($1, '${REF}' || spilled.id) FROM spilled`,
-          [channel, batches[i], ended],
-        );
+      if (Buffer.byteLength(batches[i]) > INLINE_MAX) {
+        await client.query({
+          name: 'airlock_bus_spill',
+          text: `WITH spilled AS (INSERT INTO gradio_bus_frames (body) VALUES ($2) RETURNING id),
+                      ended AS (DELETE FROM gradio_bus_events WHERE event_id = ANY($3::text[]))
+                 SELECT pg_notify($1, '${REF}' || spilled.id) FROM spilled`,
+          values: [channel, batches[i], ended],
+        });
         this.stats.spilled++;
+      } else if (ended.length > 0) {
+        await client.query({
+          name: 'airlock_bus_end',
+          text: 'WITH ended AS (DELETE FROM gradio_bus_events WHERE event_id = ANY($3::text[])) SELECT pg_notify($1, $2)',
+          values: [channel, batches[i], ended],
+        });
+      } else {
+        await client.query({ name: 'airlock_bus_notify', text: 'SELECT pg_notify($1, $2)', values: [channel, batches[i]] });
       }
       this.stats.notifies++;
     }
+  }
+
+  /** The publishing connection, opened on first use and again after a loss. */
+  #publisher(): Promise<pg.PoolClient> {
+    if (!this.#publishing) {
+      const opening = this.#pool.connect().then((client) => {
+        client.on('error', () => {
+          if (this.#publishing === opening) this.#publishing = null;
+          client.release(true);
+        });
+        return client;
+      });
+      opening.catch(() => {
+        if (this.#publishing === opening) this.#publishing = null;
+      });
+      this.#publishing = opening;
+    }
+    return this.#publishing;
   }
 
   async #listen(): Promise<void> {
