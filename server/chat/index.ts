@@ -136,12 +136,24 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   // After listen: a recovered resume calls the tools through the api, which may be this process.
   const recovery = new AbortController();
   app.addHook('preClose', async () => recovery.abort());
-  app.addHook('onListen', async () => {
-    resumeOwedApprovals({
+  let resuming: Promise<unknown> | null = null;
+  const resumeOwed = () => {
+    if (resuming || recovery.signal.aborted) return; // one pass at a time
+    resuming = resumeOwedApprovals({
       pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
       cipher: keyCipherFor(config), // it signs as the user who decided: the api's sealed key must open here
-    }).catch((error) =>
-      app.log.error({ err: error }, 'resuming decided approvals failed'),
-    );
+    })
+      .catch((error) => app.log.error({ err: error }, 'resuming decided approvals failed'))
+      .finally(() => (resuming = null));
+  };
+  app.addHook('onListen', async () => {
+    resumeOwed();
+    // Replicas: a replica SIGKILLed between a confirm and its tool leaves a decision owed; the
+    // others pick it up (the conversation lease makes the resume run once, after the dead
+    // replica's lease lapsed), instead of waiting for some replica to restart.
+    if (!config.replicas) return;
+    const timer = setInterval(resumeOwed, 2 * config.leaseTtlS * 1000);
+    timer.unref();
+    recovery.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
   });
 };

@@ -181,6 +181,34 @@ describe('three replicas behind nginx round-robin', () => {
     await cluster.restart(killed);
   });
 
+  it('4b. a replica SIGKILLed between confirm and its tool: a surviving replica runs the confirmed action, once, with no restart', async () => {
+    const client = await connectChat(cluster.url, token);
+    const pause = await collect(chat(client, 'deploy checkout-api 8.8.1 to staging'));
+    expect(pause.final!.metadata.type).toBe('confirm_required');
+    const id = pause.final!.metadata.conversation_id;
+    const approvalId = pause.final!.metadata.approval_id as string;
+    cluster.api.child.kill('SIGSTOP'); // the resumed tool's call to the api waits
+    let killed = -1;
+    try {
+      await collect(client.submit('/chat', { message: 'confirm', conversation_id: id, action: 'confirm', approval_id: approvalId }), async (m) => {
+        if (m.metadata.type !== 'confirm_resolved' || killed >= 0) return;
+        killed = await runnerOf(id);
+        cluster.replicas[killed].child.kill('SIGKILL');
+      });
+    } finally {
+      cluster.api.child.kill('SIGCONT');
+    }
+    client.close();
+    await cluster.replicas[killed].exited;
+    const deployed = async () => Number((await db.pool.query("SELECT count(*) FROM deployments WHERE service = 'checkout-api' AND version = '8.8.1'")).rows[0].count);
+    // Bound: the dead replica's lease lapses (LEASE_TTL_S), then the next periodic pass (2 x LEASE_TTL_S).
+    await expect.poll(deployed, { timeout: (4 * LEASE_TTL_S + 10) * 1000, interval: 200 }).toBe(1);
+    await expect.poll(async () => (await db.pool.query('SELECT resumed_at IS NOT NULL AS r FROM approvals WHERE id = $1', [approvalId])).rows[0].r, { timeout: 10_000 }).toBe(true);
+    expect(await deployed()).toBe(1);
+    await cluster.restart(killed);
+    expect(await deployed()).toBe(1);
+  });
+
   it('5. a rolling restart (SIGTERM one replica at a time) loses nothing', async () => {
     const client = await connectChat(cluster.url, token);
     let restarts: Promise<void> | undefined;
