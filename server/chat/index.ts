@@ -13,7 +13,7 @@ import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
-import { gradioPlugin, PgSessionBus, PgUploadStore, UploadStore, type UploadStorage } from '../gradio/index.ts';
+import { gradioPlugin, orphanCompletion, PgSessionBus, PgUploadStore, UploadStore, type UploadStorage } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
@@ -96,7 +96,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const handler = createChatHandler({ engine });
   // Several replicas: the Gradio queue's sessions live in PostgreSQL, so join, stream, cancel and
   // heartbeat may each land on a different replica. One process keeps the in-memory bus (latency).
-  const bus = config.replicas ? await PgSessionBus.start({ pool, log: app.log }) : undefined;
+  // A dead replica's events end with a retryable error the UI names (SERVICE_UNAVAILABLE).
+  const orphanError = { title: 'SERVICE_UNAVAILABLE', message: 'The server running this request stopped; please retry.' };
+  const bus = config.replicas ? await PgSessionBus.start({ pool, log: app.log, orphanMessage: (eventId) => orphanCompletion(eventId, orphanError) }) : undefined;
   if (bus) app.addHook('onClose', async () => bus.close());
   await app.register(eventRoutes, {
     pool,

@@ -114,6 +114,7 @@ export class GradioQueue {
     try {
       this.admit(request.fnIndex, request.owner);
     } catch (error) {
+      // Withdrawn from the bus: an empty terminal message clears it everywhere, writes nothing.
       this.options.bus.publish(sessionHash, { eventId, frame: '', terminal: true });
       throw error;
     }

@@ -75,7 +75,7 @@ export class StreamHub {
         if (message.terminal && pendingAfter === 0) {
           writer.end(message.frame + CLOSE_STREAM_FRAME);
           finish();
-        } else writer.write(message.frame);
+        } else if (message.frame) writer.write(message.frame);
       },
       // A newer stream for the same session (here or on another replica) took over: the client reconnected.
       () => {

@@ -14,7 +14,9 @@ export type BusOp =
   | { o: 'm'; s: string; e: string | null; f: string; t: 0 | 1 }
   | { o: 'a'; s: string; k: string }
   | { o: 'd'; s: string; k: string }
-  | { o: 'x'; s: string };
+  | { o: 'x'; s: string }
+  /** Replica `r` died: the streams it served are gone. */
+  | { o: 'r'; r: string };
 
 interface MirrorSession {
   pending: Set<string>;
@@ -80,6 +82,12 @@ export class BusMirror {
       case 'x': {
         const session = this.#sessions.get(op.s);
         if (session && !session.sink) this.#sessions.delete(op.s);
+        return;
+      }
+      case 'r': {
+        // Its client saw the stream break (Gradio clients give up the session then): forget it,
+        // rather than buffer frames nobody will read.
+        for (const [s, session] of this.#sessions) if (!session.sink && session.token?.startsWith(`${op.r}:`)) this.#sessions.delete(s);
         return;
       }
     }

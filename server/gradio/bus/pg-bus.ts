@@ -28,9 +28,11 @@ import { BusMirror, type BusOp } from './mirror.ts';
 import type { Attachment, BusMessage, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
 
 /** An error completion for an event whose replica died: the client may retry at once. */
-export function orphanCompletion(eventId: string): BusMessage {
-  const frame = encodeFrame(processFailed(eventId, 'The server running this request stopped; please retry.', 'Server stopped'));
-  return { eventId, frame, terminal: true };
+export function orphanCompletion(
+  eventId: string,
+  error: { title: string; message: string } = { title: 'Server stopped', message: 'The server running this request stopped; please retry.' },
+): BusMessage {
+  return { eventId, frame: encodeFrame(processFailed(eventId, error.message, error.title)), terminal: true };
 }
 
 /** Largest NOTIFY payload sent (PostgreSQL refuses 8000 bytes and more). */
@@ -192,23 +194,26 @@ export class PgSessionBus implements SessionBus {
    * is the claim. Returns the events it ended.
    */
   async sweep(): Promise<string[]> {
-    const { rows } = await this.#pool.query<{ event_id: string; session_hash: string }>(
+    const { rows } = await this.#pool.query<{ event_id: string | null; session_hash: string | null; dead: string | null }>(
       `WITH dead AS (
          SELECT replica FROM gradio_bus_replicas r
          WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = r.backend_pid AND a.backend_start = r.backend_start)
        ), gone AS (
          DELETE FROM gradio_bus_events e USING dead WHERE e.replica = dead.replica RETURNING e.event_id, e.session_hash
        ), buried AS (
-         DELETE FROM gradio_bus_replicas r USING dead WHERE r.replica = dead.replica
+         DELETE FROM gradio_bus_replicas r USING dead WHERE r.replica = dead.replica RETURNING r.replica
        ), old AS (
          DELETE FROM gradio_bus_frames WHERE created_at < now() - interval '10 minutes'
        )
-       SELECT event_id, session_hash FROM gone`,
+       SELECT event_id, session_hash, NULL AS dead FROM gone
+       UNION ALL SELECT NULL, NULL, replica FROM buried`,
     );
-    const orphan = this.#options.orphanMessage ?? orphanCompletion;
-    for (const row of rows) this.publish(row.session_hash, orphan(row.event_id));
+    const orphan = this.#options.orphanMessage ?? ((eventId: string) => orphanCompletion(eventId));
+    for (const row of rows.filter((r) => r.event_id !== null)) this.publish(row.session_hash!, orphan(row.event_id!));
+    // Streams the dead replica served are gone with it: every replica forgets those sessions.
+    for (const replica of new Set(rows.filter((r) => r.dead !== null).map((r) => r.dead!))) this.#send({ o: 'r', r: replica });
     await this.flush();
-    return rows.map((r) => r.event_id);
+    return rows.filter((r) => r.event_id !== null).map((r) => r.event_id!);
   }
 
   async close(): Promise<void> {
