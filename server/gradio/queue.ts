@@ -80,6 +80,8 @@ export class GradioQueue {
       const event = this.#events.get(eventId);
       if (event) this.#cancelHere(event);
     });
+    // A replica dropped the session (its stream went away): its events here stop too, as Gradio does.
+    options.bus.onForgotten((sessionHash) => this.#disconnectHere(sessionHash, 'The client disconnected.'));
   }
 
   get bus(): SessionBus {
@@ -158,6 +160,12 @@ export class GradioQueue {
    * disconnect, not a cancel: only the handlers' connection signal fires.
    */
   abortSession(sessionHash: string, reason: string): void {
+    this.#disconnectHere(sessionHash, reason);
+    this.options.bus.forget(sessionHash);
+  }
+
+  /** Disconnects this process's events of a session (another replica may run others). */
+  #disconnectHere(sessionHash: string, reason: string): void {
     for (const event of [...(this.#bySession.get(sessionHash) ?? [])]) {
       if (!event.started) {
         this.#endpointOf(event).scheduler.remove(event);
@@ -165,7 +173,6 @@ export class GradioQueue {
         this.#settle(event);
       } else event.run.disconnect(new Error(reason));
     }
-    this.options.bus.forget(sessionHash);
   }
 
   /** A stream attached for the session: it is no longer an orphan. */

@@ -111,8 +111,13 @@ export function runBusContract(name: string, factory: () => Promise<BusPair>): v
       here.publish(o, msg(`${o}:e`, 'x', true)); // finished, never streamed: kept for a stream to come
       await here.flush();
       await eventually(() => expect(there.pending(o)).toBe(0));
+      const forgotten: string[] = [];
+      here.onForgotten((session) => forgotten.push(session));
       there.forget(o);
       await there.flush();
+      // Another replica's forget reaches this one's queue (its events of that session stop); one process's does not echo.
+      if (pair.replicas) await eventually(() => expect(forgotten).toEqual([o]));
+      else expect(forgotten).toEqual([]);
       await eventually(async () => expect(here.size()).toBe(there.size()));
       expect(await here.attach(o, () => {})).toBeNull();
     });

@@ -28,6 +28,8 @@ export function createMemorySessionBus(): SessionBus {
     // One process: an event the queue does not know runs nowhere.
     cancelRemote: async () => 'unknown',
     onCancel(_handler: LocalCancel) {},
+    // One process: the queue that forgets a session has already stopped its events.
+    onForgotten() {},
     flush: async () => {},
     close: async () => {},
   };

@@ -14,7 +14,7 @@ export type BusOp =
   | { o: 'm'; s: string; e: string | null; f: string; t: 0 | 1 }
   | { o: 'a'; s: string; k: string }
   | { o: 'd'; s: string; k: string }
-  | { o: 'x'; s: string }
+  | { o: 'x'; s: string; by?: string }
   /** Replica `r` died: the streams it served are gone. */
   | { o: 'r'; r: string };
 
@@ -53,16 +53,18 @@ export class BusMirror {
     for (const id of eventIds) session.pending.add(id);
   }
 
-  apply(op: BusOp): void {
+  /** Applies one operation; returns the sessions it dropped whose events must now stop ('x', 'r'). */
+  apply(op: BusOp): string[] {
     switch (op.o) {
       case 'e':
         this.#session(op.s).pending.add(op.e);
-        return;
+        return [];
       case 'm':
-        return this.#message(op.s, { eventId: op.e, frame: op.f, terminal: op.t === 1 });
+        this.#message(op.s, { eventId: op.e, frame: op.f, terminal: op.t === 1 });
+        return [];
       case 'a': {
         const session = this.#sessions.get(op.s);
-        if (!session || session.token === op.k) return;
+        if (!session || session.token === op.k) return [];
         // Another replica's stream took over: it delivered the buffer, and an older stream here ends.
         const replaced = session.onReplaced;
         session.sink = null;
@@ -70,25 +72,31 @@ export class BusMirror {
         session.token = op.k;
         session.buffer = [];
         replaced?.();
-        return;
+        return [];
       }
       case 'd': {
         const session = this.#sessions.get(op.s);
-        if (!session || session.token !== op.k || session.sink) return;
+        if (!session || session.token !== op.k || session.sink) return [];
         session.token = null;
         this.#dropIfIdle(op.s, session);
-        return;
+        return [];
       }
       case 'x': {
         const session = this.#sessions.get(op.s);
-        if (session && !session.sink) this.#sessions.delete(op.s);
-        return;
+        if (!session || session.sink) return [];
+        this.#sessions.delete(op.s);
+        return [op.s];
       }
       case 'r': {
         // Its client saw the stream break (Gradio clients give up the session then): forget it,
         // rather than buffer frames nobody will read.
-        for (const [s, session] of this.#sessions) if (!session.sink && session.token?.startsWith(`${op.r}:`)) this.#sessions.delete(s);
-        return;
+        const dropped: string[] = [];
+        for (const [s, session] of this.#sessions) {
+          if (session.sink || !session.token?.startsWith(`${op.r}:`)) continue;
+          this.#sessions.delete(s);
+          dropped.push(s);
+        }
+        return dropped;
       }
     }
   }

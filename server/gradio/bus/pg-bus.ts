@@ -97,6 +97,7 @@ export class PgSessionBus implements SessionBus {
   #publishing: Promise<pg.PoolClient> | null = null;
   #schema = '';
   #cancel: LocalCancel = () => {};
+  #forgotten: (sessionHash: string) => void = () => {};
   #tokens = 0;
   #sweep: NodeJS.Timeout | null = null;
   #closed = false;
@@ -161,7 +162,7 @@ export class PgSessionBus implements SessionBus {
 
   forget(s: string): void {
     this.#mirror.apply({ o: 'x', s });
-    this.#send({ o: 'x', s });
+    this.#send({ o: 'x', s, by: this.replica });
   }
 
   size(): number {
@@ -181,6 +182,10 @@ export class PgSessionBus implements SessionBus {
 
   onCancel(handler: LocalCancel): void {
     this.#cancel = handler;
+  }
+
+  onForgotten(handler: (sessionHash: string) => void): void {
+    this.#forgotten = handler;
   }
 
   flush(): Promise<void> {
@@ -378,9 +383,10 @@ export class PgSessionBus implements SessionBus {
   #apply(ops: BusOp[]): void {
     const mine = `${this.replica}:`;
     for (const op of ops) {
-      // This replica's own attach and detach were applied when they happened.
+      // This replica's own attach, detach and forget were applied when they happened.
       if ((op.o === 'a' || op.o === 'd') && op.k.startsWith(mine)) continue;
-      this.#mirror.apply(op);
+      if (op.o === 'x' && op.by === this.replica) continue;
+      for (const s of this.#mirror.apply(op)) this.#forgotten(s);
     }
   }
 

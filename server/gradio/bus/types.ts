@@ -55,6 +55,11 @@ export interface SessionBus {
   cancelRemote(eventId: string, claim: CancelClaim): Promise<CancelOutcome>;
   /** Where cancels fanned out to this process land (set once by the queue). */
   onCancel(handler: LocalCancel): void;
+  /**
+   * Called when another replica dropped a session (its stream went away, or never came, or the
+   * replica serving it died): this process stops its own events of that session (set once by the queue).
+   */
+  onForgotten(handler: (sessionHash: string) => void): void;
   /** Resolves once everything published so far has left this process (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;
