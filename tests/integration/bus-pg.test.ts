@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchOps, INLINE_MAX, PgSessionBus } from '../../server/gradio/index.ts';
+import { PgSessionBus } from '../../server/gradio/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { eventually, runBusContract } from '../helpers/bus-contract.ts';
 
@@ -41,18 +41,6 @@ describe('PostgreSQL bus specifics', () => {
     await a.close();
     await b.close();
     await db.drop();
-  });
-
-  it('batches ops into payloads under the limit (pure)', () => {
-    const small = Array.from({ length: 50 }, (_, i) => ({ o: 'm' as const, s: 's', e: 'e', f: `token ${i}`, t: 0 as const }));
-    const batches = batchOps(small);
-    expect(batches.length).toBe(1);
-    const many = Array.from({ length: 200 }, (_, i) => ({ o: 'm' as const, s: 's', e: 'e', f: 'x'.repeat(50) + i, t: 0 as const }));
-    const split = batchOps(many);
-    expect(split.length).toBeGreaterThan(1);
-    for (const b of split) expect(Buffer.byteLength(b)).toBeLessThanOrEqual(INLINE_MAX);
-    expect(split.flatMap((b) => JSON.parse(b))).toEqual(many);
-    expect(batchOps([{ o: 'm', s: 's', e: 'e', f: 'y'.repeat(10_000), t: 1 }])).toHaveLength(1); // spilled whole
   });
 
   it('sends frames published in one tick as one NOTIFY, and large ones through the table, in order', async () => {

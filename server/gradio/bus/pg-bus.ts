@@ -22,21 +22,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { encodeFrame, processFailed } from '../encode.ts';
 import { mayCancel, type CancelClaim, type EventOwnership } from '../ownership.ts';
+import { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 import { BusMirror, type BusOp } from './mirror.ts';
 import type { Attachment, BusMessage, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
 
-/** An error completion for an event whose replica died: the client may retry at once. */
-export function orphanCompletion(
-  eventId: string,
-  error: { title: string; message: string } = { title: 'Server stopped', message: 'The server running this request stopped; please retry.' },
-): BusMessage {
-  return { eventId, frame: encodeFrame(processFailed(eventId, error.message, error.title)), terminal: true };
-}
+export { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 
-/** Largest NOTIFY payload sent (PostgreSQL refuses 8000 bytes and more). */
-export const INLINE_MAX = 4000;
 const BUS_CHANNEL = 'airlock_gradio_bus:';
 const CANCEL_CHANNEL = 'airlock_gradio_cancel:';
 /** A payload starting with this names a spilled batch by id. */
@@ -58,26 +50,6 @@ export interface PgBusStats {
   notifies: number;
   spilled: number;
   frames: number;
-}
-
-/** Splits ops into payloads of at most INLINE_MAX bytes; an op larger than that is a batch of its own (spilled). Pure. */
-export function batchOps(ops: readonly BusOp[], max = INLINE_MAX): string[] {
-  const batches: string[] = [];
-  let current: string[] = [];
-  let size = 2;
-  for (const op of ops) {
-    const json = JSON.stringify(op);
-    const bytes = Buffer.byteLength(json) + 1;
-    if (current.length > 0 && size + bytes > max) {
-      batches.push(`[${current.join(',')}]`);
-      current = [];
-      size = 2;
-    }
-    current.push(json);
-    size += bytes;
-  }
-  if (current.length > 0) batches.push(`[${current.join(',')}]`);
-  return batches;
 }
 
 export class PgSessionBus implements SessionBus {
