@@ -2,8 +2,9 @@
  * The UI against three gateway replicas behind the real nginx (round-robin, no stickiness), with
  * its own cluster (tests/helpers/cluster.ts) on a fresh schema: an answer, Stop and a confirmation
  * with requests spread over replicas, and the replica running an answer SIGKILLed while the
- * browser watches: the tab ends with the answer or a clear error, never a spinner, nothing
- * doubled after a reload, and the conversation goes on.
+ * browser watches: the tab ends with a clear retryable error within seconds (never a spinner),
+ * the run is finished failed / process_exit within the documented bound, a reload shows the
+ * answer once with that error, and the conversation goes on.
  */
 import { randomBytes } from 'node:crypto';
 import { createPool } from '../../server/db/index.ts';
@@ -55,6 +56,16 @@ async function runnerOf(conversationId: string): Promise<number> {
   }
 }
 
+async function runStatus(conversationId: string): Promise<string | undefined> {
+  const pool = createPool(databaseUrl, { max: 1 });
+  try {
+    const { rows } = await pool.query('SELECT status FROM runs WHERE conversation_id = $1 ORDER BY started_at DESC LIMIT 1', [conversationId]);
+    return rows[0]?.status;
+  } finally {
+    await pool.end();
+  }
+}
+
 test('answer, Stop and Confirm with requests spread over three replicas', async ({ page }) => {
   await signIn(page, cluster.url, 'admin', PASSWORD);
   await page.goto(`${cluster.url}/`);
@@ -95,18 +106,24 @@ test('the replica running the answer is SIGKILLed mid-answer: the tab ends, noth
   expect(killed).toBeGreaterThanOrEqual(0);
   cluster.replicas[killed].child.kill('SIGKILL');
 
-  // Never a spinner forever: within the recovery bound the tab is writable again.
+  // Never a spinner: the bus ends the event within seconds with a retryable error the UI names.
   await expect(answers.last()).toHaveAttribute('data-streaming', 'false', { timeout: 30_000 });
-  await expect(page.getByTestId('busy-banner')).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByText('The server running this request stopped; please retry.')).toBeVisible();
+  await expect(page.getByText('SERVICE_UNAVAILABLE', { exact: true })).toBeVisible();
   await shot(page, '95-replica-killed');
 
-  // After a reload: one answer, its text once.
+  // Within the documented bound (2 x LEASE_TTL_S) the run is finished failed / process_exit.
+  await expect.poll(() => runStatus(conversationId), { timeout: 15_000, intervals: [200] }).toBe('failed');
+
+  // After a reload: one answer, its text once, ending with the stored process_exit error.
   await page.reload();
   await connected(page);
   await expect(answers).toHaveCount(1, { timeout: 15_000 });
+  await expect(page.getByTestId('busy-banner')).toBeHidden();
   const text = await answers.last().innerText();
-  const head = text.slice(0, 30);
+  const head = text.slice(0, 12);
   expect(text.indexOf(head, 1)).toBe(-1);
+  await expect(page.getByText('The server stopped while answering')).toBeVisible();
 
   // The conversation goes on, through whichever replicas are alive.
   await send(page, "What's the health of payments-api?");
