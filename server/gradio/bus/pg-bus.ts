@@ -171,10 +171,14 @@ export class PgSessionBus implements SessionBus {
    * is the claim. Returns the events it ended.
    */
   async sweep(): Promise<string[]> {
+    // Without its own LISTEN connection this replica may be the one cut off: judge nobody.
+    if (!this.#listener) return [];
     const { rows } = await this.#pool.query<{ event_id: string | null; session_hash: string | null; dead: string | null }>(
       `WITH dead AS (
          SELECT replica FROM gradio_bus_replicas r
-         WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = r.backend_pid AND a.backend_start = r.backend_start)
+         -- backend_start tells a reused pid apart; another role's sessions show it as NULL.
+         WHERE r.replica <> $1 AND NOT EXISTS (
+           SELECT 1 FROM pg_stat_activity a WHERE a.pid = r.backend_pid AND (a.backend_start IS NULL OR a.backend_start = r.backend_start))
        ), gone AS (
          DELETE FROM gradio_bus_events e USING dead WHERE e.replica = dead.replica RETURNING e.event_id, e.session_hash
        ), buried AS (
@@ -184,6 +188,7 @@ export class PgSessionBus implements SessionBus {
        )
        SELECT event_id, session_hash, NULL AS dead FROM gone
        UNION ALL SELECT NULL, NULL, replica FROM buried`,
+      [this.replica],
     );
     const orphan = this.#options.orphanMessage ?? ((eventId: string) => orphanCompletion(eventId));
     for (const row of rows.filter((r) => r.event_id !== null)) this.publish(row.session_hash!, orphan(row.event_id!));
