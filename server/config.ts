@@ -71,6 +71,9 @@ const EnvSchema = z.object({
   CHAT_USER_QUEUE: z.coerce.number().int().positive().default(16),
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
+  /** Several gateway replicas share this database (README "Running several replicas"): the Gradio
+   * queue's session bus goes through PostgreSQL instead of this process's memory. */
+  REPLICAS: bool.default(false),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   EVENTS_DRAIN_RETRY_AFTER_MS: z.coerce.number().int().min(0).default(1_000),
@@ -118,6 +121,8 @@ export interface Config {
   chatConcurrency: number;
   bodyMaxBytes: number;
   leaseTtlS: number;
+  /** Several gateway replicas share the database (PostgreSQL session bus). */
+  replicas: boolean;
   shutdownGraceMs: number;
   /** Event streams (issue 8): comment-line heartbeat period, and the drain frame's retry hint. */
   events: { heartbeatMs: number; drainRetryAfterMs: number };
@@ -180,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chatConcurrency: e.CHAT_CONCURRENCY,
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
+    replicas: e.REPLICAS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, drainRetryAfterMs: e.EVENTS_DRAIN_RETRY_AFTER_MS },
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,

@@ -19,7 +19,7 @@ import { cachedTenantLookup, catalogDefault, loadToolPolicy, unknownRuleTools, t
 import { createServiceTokenVerifier } from '../auth/index.ts';
 import { opsRoutes } from '../api/v1/ops-routes.ts';
 import { policyRoutes } from '../api/v1/policy-routes.ts';
-import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
+import { gradioPlugin, orphanCompletion, PgSessionBus, PgUploadStore, UploadStore, type UploadStorage } from '../gradio/index.ts';
 import { createChatAttachments } from './attachments.ts';
 import { chatEndpoint } from './chat-endpoint.ts';
 import { guardChatErrors } from './chat-error.ts';
@@ -93,6 +93,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   }));
 
   const uploadDir = join(config.dataDir, 'uploads');
+  // Several replicas: uploads live in PostgreSQL (each replica keeps a local copy to serve from).
+  const uploadLimits = { requestMaxBytes: config.uploads.requestMaxBytes, quotaBytes: config.uploads.quotaBytes };
+  const uploads: UploadStorage = config.replicas ? new PgUploadStore(pool, uploadDir, uploadLimits) : new UploadStore(uploadDir, uploadLimits);
   const verifyUser = createUserTokenVerifier({ pool, config });
   const ledger = new PgLedger(pool);
   const engine = createEngine({
@@ -100,7 +103,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     ledger,
     agent,
     // Attached files must be uploads this gateway stored for this user.
-    files: { resolve: async (path, userId) => (await lookupStoredFile(uploadDir, path, userId))?.path ?? null },
+    files: { resolve: async (path, userId) => (await uploads.lookup(path, userId))?.path ?? null },
     prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
     approvalTimeoutS: config.approvalTimeoutS,
     leaseTtlS: config.leaseTtlS,
@@ -119,6 +122,12 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await ledger.close();
   });
   const handler = createChatHandler({ engine });
+  // Several replicas: the Gradio queue's sessions live in PostgreSQL, so join, stream, cancel and
+  // heartbeat may each land on a different replica. One process keeps the in-memory bus (latency).
+  // A dead replica's events end with a retryable error the UI names (SERVICE_UNAVAILABLE).
+  const orphanError = { title: 'SERVICE_UNAVAILABLE', message: 'The server running this request stopped; please retry.' };
+  const bus = config.replicas ? await PgSessionBus.start({ pool, log: app.log, orphanMessage: (eventId) => orphanCompletion(eventId, orphanError) }) : undefined;
+  if (bus) app.addHook('onClose', async () => bus.close());
   await app.register(eventRoutes, {
     pool,
     ledger,
@@ -140,6 +149,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
     identityKey: chatOwnerKey,
     dataDir: uploadDir,
+    uploadStore: uploads,
     uploadMaxBytes: config.uploadMaxBytes,
     uploadRequestMaxBytes: config.uploads.requestMaxBytes,
     uploadQuotaBytes: config.uploads.quotaBytes,
@@ -152,17 +162,30 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     // /chat as the MCP tool `chat` at /api/agent/gradio/gradio_api/mcp/ (issue 13).
     mcpServer: true,
     drainMs: config.shutdownGraceMs,
+    bus,
   });
 
   // After listen: a recovered resume calls the tools through the api, which may be this process.
   const recovery = new AbortController();
   app.addHook('preClose', async () => recovery.abort());
-  app.addHook('onListen', async () => {
-    resumeOwedApprovals({
+  let resuming: Promise<unknown> | null = null;
+  const resumeOwed = () => {
+    if (resuming || recovery.signal.aborted) return; // one pass at a time
+    resuming = resumeOwedApprovals({
       pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
       cipher: keyCipherFor(config), // it signs as the user who decided: the api's sealed key must open here
-    }).catch((error) =>
-      app.log.error({ err: error }, 'resuming decided approvals failed'),
-    );
+    })
+      .catch((error) => app.log.error({ err: error }, 'resuming decided approvals failed'))
+      .finally(() => (resuming = null));
+  };
+  app.addHook('onListen', async () => {
+    resumeOwed();
+    // Replicas: a replica SIGKILLed between a confirm and its tool leaves a decision owed; the
+    // others pick it up (the conversation lease makes the resume run once, after the dead
+    // replica's lease lapsed), instead of waiting for some replica to restart.
+    if (!config.replicas) return;
+    const timer = setInterval(resumeOwed, 2 * config.leaseTtlS * 1000);
+    timer.unref();
+    recovery.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
   });
 };

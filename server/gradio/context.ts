@@ -3,7 +3,7 @@
  * @module
  */
 import type { DirectRuns } from './direct-runs.ts';
-import type { UploadStore } from './upload-store.ts';
+import type { UploadStorage } from './upload-store.ts';
 import type { GradioQueue } from './queue.ts';
 import type { StreamHub } from './streams.ts';
 import type { EndpointDefinition, GradioPluginOptions } from './types.ts';
@@ -16,7 +16,7 @@ export interface GradioContext {
   /** Unqueued /run calls, admitted by the same schedulers. */
   direct: DirectRuns;
   streams: StreamHub;
-  store: UploadStore;
+  store: UploadStorage;
   appId: number;
   /** Public mount path used for `root`. */
   mountPath: string;

@@ -35,3 +35,6 @@ export { buildConfig } from './config-builder.ts';
 export { buildInfo } from './info.ts';
 export { computeRoot } from './root-url.ts';
 export { createMemorySessionBus, type BusMessage, type SessionBus, type SessionSink, type Attachment } from './session-bus.ts';
+export { PgUploadStore } from './pg-upload-store.ts';
+export { UploadStore, type UploadStorage } from './upload-store.ts';
+export { PgSessionBus, INLINE_MAX, batchOps, orphanCompletion, type PgBusOptions, type PgBusStats } from './bus/pg-bus.ts';

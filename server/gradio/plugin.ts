@@ -20,7 +20,7 @@ import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 import { registerQueueRoutes } from './routes/queue.ts';
 import { registerRunRoutes } from './routes/run.ts';
-import { createMemorySessionBus } from './session-bus.ts';
+import { createMemorySessionBus } from './bus/memory-bus.ts';
 import { isPythonClient, StreamHub } from './streams.ts';
 import { startUploadSweep } from './upload-sweep.ts';
 import { UploadStore } from './upload-store.ts';
@@ -60,10 +60,12 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
     queue,
     direct: new DirectRuns(queue),
     streams: new StreamHub(queue, options.heartbeatMs ?? 15_000, options.heartbeatsPerIdentity ?? 8),
-    store: new UploadStore(options.dataDir, {
-      requestMaxBytes: options.uploadRequestMaxBytes ?? options.uploadMaxBytes * 4,
-      quotaBytes: options.uploadQuotaBytes ?? Infinity,
-    }),
+    store:
+      options.uploadStore ??
+      new UploadStore(options.dataDir, {
+        requestMaxBytes: options.uploadRequestMaxBytes ?? options.uploadMaxBytes * 4,
+        quotaBytes: options.uploadQuotaBytes ?? Infinity,
+      }),
     appId: Math.floor(Math.random() * 2 ** 52),
     mountPath: options.rootPath ?? app.prefix,
   };
@@ -122,8 +124,12 @@ export async function gradioPlugin(app: FastifyInstance, options: GradioPluginOp
   // Shutdown: refuse joins, give running events `drainMs`, end the rest with an error completion,
   // then close every stream (session streams with close_stream) so server.close() can finish.
   app.addHook('preClose', async () => {
+    const deadline = Date.now() + (options.drainMs ?? 0);
     await queue.shutdown(options.drainMs ?? 0);
+    // Streams here may wait for events that run on other replicas: give them the same drain.
+    await ctx.streams.drained(deadline);
     ctx.direct.stopAll();
     ctx.streams.closeAll();
+    await queue.bus.flush();
   });
 }

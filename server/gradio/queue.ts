@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { encodeFrame, estimation } from './encode.ts';
 import { RequestRejectedError } from './errors.ts';
 import { EventRun, type RunLogger } from './event-runner.ts';
-import { mayCancel, sessionKey, type OwnerKey } from './ownership.ts';
+import { mayCancel, sessionKey, type CancelClaim, type OwnerKey } from './ownership.ts';
 import { Scheduler, type Job } from './scheduler.ts';
-import type { SessionBus } from './session-bus.ts';
+import type { CancelOutcome, SessionBus } from './session-bus.ts';
 import type { EndpointDefinition } from './types.ts';
 
 /** A joined event: a scheduler job around its run. `sessionHash` is the bus key (owner-scoped). */
@@ -76,6 +76,12 @@ export class GradioQueue {
       );
       return { def, scheduler };
     });
+    options.bus.onCancel((eventId) => {
+      const event = this.#events.get(eventId);
+      if (event) this.#cancelHere(event);
+    });
+    // A replica dropped the session (its stream went away): its events here stop too, as Gradio does.
+    options.bus.onForgotten((sessionHash) => this.#disconnectHere(sessionHash, 'The client disconnected.'));
   }
 
   get bus(): SessionBus {
@@ -93,7 +99,7 @@ export class GradioQueue {
   }
 
   /** Queues an event; returns its id. Throws 503 when the endpoint's queue is full or the server closes, 429 past the owner's share. */
-  join(request: JoinRequest): string {
+  async join(request: JoinRequest): Promise<string> {
     const { scheduler, def } = this.admit(request.fnIndex, request.owner);
     const eventId = randomUUID().replaceAll('-', '');
     const sessionHash = sessionKey(request.sessionHash, request.owner);
@@ -104,11 +110,20 @@ export class GradioQueue {
       this.options.log,
     );
     const event = new QueuedEvent(run, sessionHash, request.owner, (e) => this.#start(e, scheduler));
+    // Registered on the bus first: a stream or a cancel may reach another replica right after.
+    await this.options.bus.addEvent(sessionHash, eventId, { owner: request.owner, sessionHash: request.sessionHash });
+    // Admission again: the await let others in (or shutdown begin).
+    try {
+      this.admit(request.fnIndex, request.owner);
+    } catch (error) {
+      // Withdrawn from the bus: an empty terminal message clears it everywhere, writes nothing.
+      this.options.bus.publish(sessionHash, { eventId, frame: '', terminal: true });
+      throw error;
+    }
     this.#events.set(eventId, event);
     let set = this.#bySession.get(sessionHash);
     if (!set) this.#bySession.set(sessionHash, (set = new Set()));
     set.add(event);
-    this.options.bus.addEvent(sessionHash, eventId);
     this.#watchOrphan(sessionHash);
 
     const startsNow = scheduler.running < scheduler.concurrencyLimit && scheduler.waiting.length === 0;
@@ -122,16 +137,22 @@ export class GradioQueue {
    * Cancels an event when the claim allows it (see `mayCancel`). 'unknown' for an event that does
    * not exist or has finished; 'refused' when it exists but the caller may not touch it.
    */
-  cancel(eventId: string, claim: { owner: OwnerKey; sessionHash?: string }): 'cancelled' | 'refused' | 'unknown' {
+  async cancel(eventId: string, claim: CancelClaim): Promise<CancelOutcome> {
     const event = this.#events.get(eventId);
-    if (!event) return 'unknown';
+    // Not here: another replica may run it (the bus checks the claim and fans the cancel out).
+    if (!event) return this.options.bus.cancelRemote(eventId, claim);
     if (!mayCancel({ owner: event.owner, sessionHash: event.run.request.sessionHash }, claim)) return 'refused';
+    this.#cancelHere(event);
+    return 'cancelled';
+  }
+
+  /** Cancels an event of this process (the claim was checked where the cancel arrived). */
+  #cancelHere(event: QueuedEvent): void {
     if (!event.started) {
       this.#endpointOf(event).scheduler.remove(event);
       event.run.cancel();
       this.#settle(event);
     } else event.run.cancel();
-    return 'cancelled';
   }
 
   /**
@@ -139,6 +160,12 @@ export class GradioQueue {
    * disconnect, not a cancel: only the handlers' connection signal fires.
    */
   abortSession(sessionHash: string, reason: string): void {
+    this.#disconnectHere(sessionHash, reason);
+    this.options.bus.forget(sessionHash);
+  }
+
+  /** Disconnects this process's events of a session (another replica may run others). */
+  #disconnectHere(sessionHash: string, reason: string): void {
     for (const event of [...(this.#bySession.get(sessionHash) ?? [])]) {
       if (!event.started) {
         this.#endpointOf(event).scheduler.remove(event);
@@ -146,7 +173,6 @@ export class GradioQueue {
         this.#settle(event);
       } else event.run.disconnect(new Error(reason));
     }
-    this.options.bus.forget(sessionHash);
   }
 
   /** A stream attached for the session: it is no longer an orphan. */

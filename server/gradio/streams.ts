@@ -52,29 +52,42 @@ export class StreamHub {
   }
 
   /** Serves `/queue/data` for a session on an opened writer. */
-  attachSession(sessionHash: string, writer: SseWriter, userAgent: string | undefined, onClose: (listener: () => void) => void): void {
-    const previous = this.#sessions.get(sessionHash);
+  async attachSession(sessionHash: string, writer: SseWriter, userAgent: string | undefined, onClose: (listener: () => void) => void): Promise<void> {
     const entry: SessionStream = { writer, done: false, attachment: null };
+    let gone = false;
     const finish = () => {
       entry.done = true;
       entry.attachment?.detach();
       if (this.#sessions.get(sessionHash) === entry) this.#sessions.delete(sessionHash);
     };
-    const attachment = this.queue.bus.attach(sessionHash, (message, pendingAfter) => {
-      if (entry.done) return;
-      if (message.terminal && pendingAfter === 0) {
-        writer.end(message.frame + CLOSE_STREAM_FRAME);
-        finish();
-      } else writer.write(message.frame);
+    // Registered before the (asynchronous) attach: a client gone meanwhile is still noticed.
+    onClose(() => {
+      gone = true;
+      if (entry.done || !entry.attachment) return;
+      finish();
+      // Dropped before the session finished: stop its handlers (no leak), as Gradio does.
+      this.queue.abortSession(sessionHash, 'The client disconnected.');
     });
+    const attachment = await this.queue.bus.attach(
+      sessionHash,
+      (message, pendingAfter) => {
+        if (entry.done) return;
+        if (message.terminal && pendingAfter === 0) {
+          writer.end(message.frame + CLOSE_STREAM_FRAME);
+          finish();
+        } else if (message.frame) writer.write(message.frame);
+      },
+      // A newer stream for the same session (here or on another replica) took over: the client reconnected.
+      () => {
+        if (entry.done) return;
+        entry.done = true;
+        if (this.#sessions.get(sessionHash) === entry) this.#sessions.delete(sessionHash);
+        writer.end();
+      },
+    );
     if (!attachment) {
       writer.end(sessionNotFoundFrames(userAgent));
       return;
-    }
-    if (previous && !previous.done) {
-      // A newer stream for the same session replaces the older one (the client reconnected).
-      previous.done = true;
-      previous.writer.end();
     }
     this.queue.streamAttached(sessionHash);
     if (entry.done) {
@@ -82,13 +95,18 @@ export class StreamHub {
       return;
     }
     entry.attachment = attachment;
-    this.#sessions.set(sessionHash, entry);
-    onClose(() => {
-      if (entry.done) return;
+    if (gone) {
       finish();
-      // Dropped before the session finished: stop its handlers (no leak), as Gradio does.
       this.queue.abortSession(sessionHash, 'The client disconnected.');
-    });
+      return;
+    }
+    this.#sessions.set(sessionHash, entry);
+  }
+
+  /** Resolves once no open stream waits for an event (on any replica), or at `deadline`. */
+  async drained(deadline: number): Promise<void> {
+    const waiting = () => [...this.#sessions.keys()].some((s) => this.queue.bus.pending(s) > 0);
+    while (waiting() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   }
 
   /**

@@ -183,6 +183,8 @@ export interface GradioPluginOptions<Identity = unknown> {
   mcpServer?: boolean;
   /** Swap the in-memory session bus (e.g. for a PostgreSQL LISTEN/NOTIFY one). */
   bus?: import('./session-bus.ts').SessionBus;
+  /** Swap the upload storage (default: `dataDir` on disk; `PgUploadStore` shares uploads between replicas). */
+  uploadStore?: import('./upload-store.ts').UploadStorage;
 }
 
 /** A diff operation as Gradio sends it: `[action, path, value]`. */

@@ -28,8 +28,23 @@ export interface UploadBudget {
   quota: number;
 }
 
-/** Upload storage of one plugin instance. */
-export class UploadStore {
+/**
+ * What the upload routes, the retention sweep and the app ask of upload storage. Two
+ * implementations pass one contract suite (tests/helpers/upload-contract.ts): this folder on
+ * disk (`UploadStore`, one process) and PostgreSQL (`PgUploadStore`, every replica reads every
+ * upload). Paths are the client's `<id>/<basename>`; `lookup` gives a local file to serve.
+ */
+export interface UploadStorage {
+  withBudget<T>(owner: OwnerKey, task: (budget: UploadBudget) => Promise<T>): Promise<T>;
+  save(source: Readable, filename: string | undefined, owner: OwnerKey, budget: UploadBudget, truncated: () => boolean): Promise<string>;
+  lookup(path: string, owner: OwnerKey): Promise<{ path: string; size: number } | null>;
+  remove(path: string, owner: OwnerKey): Promise<void>;
+  usage(owner: OwnerKey): Promise<number>;
+  sweep(maxAgeMs: number, keep: (path: string) => boolean | Promise<boolean>, now?: number): Promise<number>;
+}
+
+/** Upload storage of one plugin instance, in a folder on disk. */
+export class UploadStore implements UploadStorage {
   readonly root: string;
   /** Per-owner chains: an owner's uploads run one at a time, so the quota check cannot race. */
   readonly #chains = new Map<string, Promise<unknown>>();

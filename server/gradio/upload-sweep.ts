@@ -5,7 +5,7 @@
  * @module
  */
 import type { GradioPluginOptions } from './types.ts';
-import type { UploadStore } from './upload-store.ts';
+import type { UploadStorage } from './upload-store.ts';
 
 /** Where the sweep reports (Fastify's logger fits). */
 interface SweepLogger {
@@ -14,7 +14,7 @@ interface SweepLogger {
 }
 
 /** Starts the periodic sweep; `stop()` ends it and waits for a pass in progress. */
-export function startUploadSweep(store: UploadStore, options: GradioPluginOptions<any>, log: SweepLogger): { stop(): Promise<void> } {
+export function startUploadSweep(store: UploadStorage, options: GradioPluginOptions<any>, log: SweepLogger): { stop(): Promise<void> } {
   const retention = options.uploadRetentionMs;
   if (!retention) return { stop: async () => {} };
   const every = options.uploadSweepIntervalMs ?? Math.min(Math.max(Math.floor(retention / 10), 1000), 3_600_000);

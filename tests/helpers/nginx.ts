@@ -5,6 +5,7 @@
  *
  *   const nginx = await startNginx({ upstream: 3000 });          // web, api and gateway on one port
  *   const nginx = await startNginx({ web: 5173, api: 3001, gateway: 3002 });
+ *   const nginx = await startNginx({ web: 3001, api: 3001, gateway: [3002, 3003, 3004] }); // replicas
  *   // nginx.url -> http://127.0.0.1:<port>; the gateway is at `${nginx.url}/api/agent/gradio`
  *   await nginx.stop();
  */
@@ -26,7 +27,8 @@ export interface NginxOptions {
   upstream?: Upstream;
   web?: Upstream;
   api?: Upstream;
-  gateway?: Upstream;
+  /** Several gateway replicas: one `server` line each, plain round-robin (README "Running several replicas"). */
+  gateway?: Upstream | Upstream[];
   /** Port nginx listens on (default: a free one). */
   port?: number;
   /** nginx size syntax, e.g. `20m` (default `20m`, as production). */
@@ -45,8 +47,10 @@ export interface NginxInstance {
   stop(): Promise<void>;
 }
 
-const hostPort = (u: Upstream | undefined, name: string): string => {
+const hostPort = (u: Upstream | Upstream[] | undefined, name: string): string => {
   if (u === undefined) throw new Error(`startNginx: no upstream for ${name} (pass upstream or ${name})`);
+  // The template says `server {{X}};`: more replicas continue it with `; server …`.
+  if (Array.isArray(u)) return u.map((one) => hostPort(one, name)).join(';\n        server ');
   return typeof u === 'number' ? `127.0.0.1:${u}` : u;
 };
 

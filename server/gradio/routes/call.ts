@@ -46,7 +46,7 @@ export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): vo
     const owner = ownerOf(request, ctx.options.identityKey);
     // Never the caller's own session_hash: the GET would take over that session's /queue/data stream.
     const sessionHash = `call_${randomUUID().replaceAll('-', '')}`;
-    const eventId = ctx.queue.join({ fnIndex: index, sessionHash, data, eventData: null, identity: identityOf(request), owner, headers: request.headers });
+    const eventId = await ctx.queue.join({ fnIndex: index, sessionHash, data, eventData: null, identity: identityOf(request), owner, headers: request.headers });
     calls.set(eventId, { apiName: endpoint.apiName, sessionHash, owner });
     if (calls.size > CALLS_LIMIT) calls.delete(calls.keys().next().value!);
     // Unread past the orphan timeout, the event was aborted: forget it too.
@@ -63,7 +63,7 @@ export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): vo
     }
     calls.delete(eventId); // one reader, as upstream (its messages are consumed)
     const writer = openStream(reply, (res) => new CallStreamWriter(res));
-    ctx.streams.attachSession(sessionKey(call.sessionHash, call.owner), writer, undefined, onResponseClose(reply));
+    await ctx.streams.attachSession(sessionKey(call.sessionHash, call.owner), writer, undefined, onResponseClose(reply));
   };
 
   for (const prefix of ['/gradio_api/call', '/gradio_api/call/v2']) {

@@ -25,7 +25,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: GradioContext):
     const authenticated = isAuthenticated(request);
     // Without credentials only the (session_hash, event_id) pair of a live event counts.
     if (!authenticated && (!eventId || sessionHash === undefined)) throw new NotAuthenticatedError();
-    const outcome = eventId ? ctx.queue.cancel(eventId, { owner: ownerOf(request, ctx.options.identityKey), sessionHash }) : 'unknown';
+    const outcome = eventId ? await ctx.queue.cancel(eventId, { owner: ownerOf(request, ctx.options.identityKey), sessionHash }) : 'unknown';
     if (!authenticated) {
       if (outcome !== 'cancelled') throw new NotAuthenticatedError();
       recentlyCancelled.add(eventId!);

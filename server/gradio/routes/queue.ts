@@ -34,7 +34,7 @@ export function registerQueueRoutes(app: FastifyInstance, ctx: GradioContext): v
     if (index < 0) throw new RequestRejectedError(422, `Unknown fn_index ${envelope.fnIndex}.`, undefined, 'fn_index');
     const data = normalizeInputs(ctx.endpoints[index], envelope.data);
     if (isRejection(data)) throw new RequestRejectedError(data.status, data.detail, undefined, data.parameter);
-    const eventId = ctx.queue.join({
+    const eventId = await ctx.queue.join({
       fnIndex: index,
       sessionHash: envelope.sessionHash,
       data,
@@ -54,6 +54,6 @@ export function registerQueueRoutes(app: FastifyInstance, ctx: GradioContext): v
     // caller's own (unknown, so "session not found"), never the owner's stream.
     const key = sessionKey(sessionHash, ownerOf(request, ctx.options.identityKey));
     const writer = openStream(reply);
-    ctx.streams.attachSession(key, writer, request.headers['user-agent'], onResponseClose(reply));
+    await ctx.streams.attachSession(key, writer, request.headers['user-agent'], onResponseClose(reply));
   });
 }

@@ -1,0 +1,36 @@
+/**
+ * The in-memory bus for one process: the mirror, applied at once. The default (no round trip per
+ * frame); several replicas need the PostgreSQL bus.
+ * @module
+ */
+import { BusMirror } from './mirror.ts';
+import type { LocalCancel, SessionBus } from './types.ts';
+
+export function createMemorySessionBus(): SessionBus {
+  const mirror = new BusMirror();
+  let tokens = 0;
+  return {
+    async addEvent(s, e) {
+      mirror.apply({ o: 'e', s, e });
+    },
+    publish(s, message) {
+      mirror.apply({ o: 'm', s, e: message.eventId, f: message.frame, t: message.terminal ? 1 : 0 });
+    },
+    async attach(sessionHash, sink, onReplaced) {
+      const token = String(++tokens);
+      if (!mirror.attachHere(sessionHash, token, sink, onReplaced)) return null;
+      return { detach: () => mirror.detachHere(sessionHash, token) };
+    },
+    pending: (s) => mirror.pending(s),
+    attached: (s) => mirror.attached(s),
+    forget: (s) => mirror.apply({ o: 'x', s }),
+    size: () => mirror.size,
+    // One process: an event the queue does not know runs nowhere.
+    cancelRemote: async () => 'unknown',
+    onCancel(_handler: LocalCancel) {},
+    // One process: the queue that forgets a session has already stopped its events.
+    onForgotten() {},
+    flush: async () => {},
+    close: async () => {},
+  };
+}

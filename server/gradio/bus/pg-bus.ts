@@ -1,0 +1,378 @@
+/**
+ * The session bus shared by several replicas through PostgreSQL alone (no Redis, no sticky
+ * sessions). Every replica LISTENs on one channel and applies the bus operations in the order
+ * PostgreSQL delivers them, which is the same everywhere (commit order), so each replica mirrors
+ * every session (mirror.ts) and any of them can serve a session's `/queue/data` stream.
+ *
+ * - Frames travel in NOTIFY payloads, batched: the frames published in one tick (and all those
+ *   published while the previous batch was in flight) go out as ONE notification of at most
+ *   `INLINE_MAX` bytes. A batch larger than that (a completion carrying a long history) is written
+ *   to `gradio_bus_frames` and the notification carries only its id. Partial frames are never
+ *   written to a table.
+ * - Events are rows (`gradio_bus_events`): one insert per join, one delete at its completion. They
+ *   say which replica runs an event (cancel fans out to it on its own channel) and let a replica
+ *   that started later adopt a session it never saw joined.
+ * - A replica is alive while its LISTEN connection is (`gradio_bus_replicas` holds its backend pid):
+ *   a SIGKILLed replica's connection drops at once, and the next sweep (every `sweepMs`) ends its
+ *   events with `orphanMessage` so no client waits forever.
+ *
+ * Needs the tables of migration 120 (server/db/migrations/120_gradio_bus.sql). Takes a pg Pool;
+ * knows nothing of what the frames mean.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { mayCancel, type CancelClaim, type EventOwnership } from '../ownership.ts';
+import { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
+import { BusMirror, type BusOp } from './mirror.ts';
+import type { Attachment, BusMessage, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
+
+export { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
+
+const BUS_CHANNEL = 'airlock_gradio_bus:';
+const CANCEL_CHANNEL = 'airlock_gradio_cancel:';
+/** A payload starting with this names a spilled batch by id. */
+const REF = '#';
+
+export interface PgBusOptions {
+  pool: pg.Pool;
+  /** The terminal message ending an event whose replica died (default: an error completion asking to retry). */
+  orphanMessage?: (eventId: string) => BusMessage;
+  /** How often dead replicas are looked for (default 2 s). */
+  sweepMs?: number;
+  /** This replica's id (default random). */
+  replica?: string;
+  log?: { warn(obj: object, msg?: string): void };
+}
+
+/** What the bus sent, for the benchmark and tests. */
+export interface PgBusStats {
+  notifies: number;
+  spilled: number;
+  frames: number;
+}
+
+export class PgSessionBus implements SessionBus {
+  readonly replica: string;
+  readonly stats: PgBusStats = { notifies: 0, spilled: 0, frames: 0 };
+  readonly #pool: pg.Pool;
+  readonly #options: PgBusOptions;
+  readonly #mirror = new BusMirror();
+  #outbox: BusOp[] = [];
+  #finished: string[] = [];
+  #inFlight = false;
+  #scheduled = false;
+  #idle: Array<() => void> = [];
+  #inbound: string[] = [];
+  #receiving = false;
+  #listener: pg.PoolClient | null = null;
+  #publishing: Promise<pg.PoolClient> | null = null;
+  #schema = '';
+  #cancel: LocalCancel = () => {};
+  #forgotten: (sessionHash: string) => void = () => {};
+  #tokens = 0;
+  #sweep: NodeJS.Timeout | null = null;
+  #closed = false;
+
+  private constructor(options: PgBusOptions) {
+    this.#options = options;
+    this.#pool = options.pool;
+    this.replica = options.replica ?? randomUUID();
+  }
+
+  /** Opens the LISTEN connection, registers this replica and starts the sweep. */
+  static async start(options: PgBusOptions): Promise<PgSessionBus> {
+    const bus = new PgSessionBus(options);
+    await bus.#listen();
+    bus.#sweep = setInterval(() => void bus.sweep().catch((error) => bus.#options.log?.warn({ err: error }, 'bus sweep failed')), options.sweepMs ?? 2_000);
+    bus.#sweep.unref();
+    return bus;
+  }
+
+  async addEvent(s: string, e: string, ownership: EventOwnership): Promise<void> {
+    await this.#pool.query(
+      'INSERT INTO gradio_bus_events (event_id, session_hash, owner_key, client_session, replica) VALUES ($1, $2, $3, $4, $5)',
+      [e, s, ownership.owner, ownership.sessionHash, this.replica],
+    );
+    this.#send({ o: 'e', s, e });
+    await this.flush();
+  }
+
+  publish(s: string, message: BusMessage): void {
+    if (message.terminal && message.eventId) this.#finished.push(message.eventId);
+    this.#send({ o: 'm', s, e: message.eventId, f: message.frame, t: message.terminal ? 1 : 0 });
+  }
+
+  async attach(s: string, sink: SessionSink, onReplaced?: () => void): Promise<Attachment | null> {
+    if (!this.#mirror.has(s)) {
+      // Its join's notification may still be on its way, or this replica started after the join.
+      const { rows } = await this.#pool.query<{ event_id: string }>('SELECT event_id FROM gradio_bus_events WHERE session_hash = $1', [s]);
+      if (!this.#mirror.has(s)) {
+        if (rows.length === 0) return null;
+        this.#mirror.adopt(s, rows.map((r) => r.event_id));
+      }
+    }
+    const k = `${this.replica}:${++this.#tokens}`;
+    if (!this.#mirror.attachHere(s, k, sink, onReplaced)) return null;
+    this.#send({ o: 'a', s, k });
+    return {
+      detach: () => {
+        if (this.#closed) return;
+        this.#mirror.detachHere(s, k);
+        this.#send({ o: 'd', s, k });
+      },
+    };
+  }
+
+  pending(s: string): number {
+    return this.#mirror.pending(s);
+  }
+
+  attached(s: string): boolean {
+    return this.#mirror.attached(s);
+  }
+
+  forget(s: string): void {
+    this.#mirror.apply({ o: 'x', s });
+    this.#send({ o: 'x', s, by: this.replica });
+  }
+
+  size(): number {
+    return this.#mirror.size;
+  }
+
+  async cancelRemote(eventId: string, claim: CancelClaim): Promise<CancelOutcome> {
+    const { rows } = await this.#pool.query<{ owner_key: string | null; client_session: string; replica: string }>(
+      'SELECT owner_key, client_session, replica FROM gradio_bus_events WHERE event_id = $1',
+      [eventId],
+    );
+    if (rows.length === 0) return 'unknown';
+    if (!mayCancel({ owner: rows[0].owner_key, sessionHash: rows[0].client_session }, claim)) return 'refused';
+    await this.#pool.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL + this.#schema, JSON.stringify({ e: eventId, r: rows[0].replica })]);
+    return 'cancelled';
+  }
+
+  onCancel(handler: LocalCancel): void {
+    this.#cancel = handler;
+  }
+
+  onForgotten(handler: (sessionHash: string) => void): void {
+    this.#forgotten = handler;
+  }
+
+  flush(): Promise<void> {
+    if (!this.#inFlight && !this.#scheduled && this.#outbox.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /**
+   * Ends the events of dead replicas (their LISTEN connection is gone) with `orphanMessage`, and
+   * drops spilled batches every replica has read. Safe on several replicas at once: the DELETE
+   * is the claim. Returns the events it ended.
+   */
+  async sweep(): Promise<string[]> {
+    // Without its own LISTEN connection this replica may be the one cut off: judge nobody.
+    if (!this.#listener) return [];
+    const { rows } = await this.#pool.query<{ event_id: string | null; session_hash: string | null; dead: string | null }>(
+      `WITH dead AS (
+         SELECT replica FROM gradio_bus_replicas r
+         -- backend_start tells a reused pid apart; another role's sessions show it as NULL.
+         WHERE r.replica <> $1 AND NOT EXISTS (
+           SELECT 1 FROM pg_stat_activity a WHERE a.pid = r.backend_pid AND (a.backend_start IS NULL OR a.backend_start = r.backend_start))
+       ), gone AS (
+         DELETE FROM gradio_bus_events e USING dead WHERE e.replica = dead.replica RETURNING e.event_id, e.session_hash
+       ), buried AS (
+         DELETE FROM gradio_bus_replicas r USING dead WHERE r.replica = dead.replica RETURNING r.replica
+       ), old AS (
+         DELETE FROM gradio_bus_frames WHERE created_at < now() - interval '10 minutes'
+       )
+       SELECT event_id, session_hash, NULL AS dead FROM gone
+       UNION ALL SELECT NULL, NULL, replica FROM buried`,
+      [this.replica],
+    );
+    const orphan = this.#options.orphanMessage ?? ((eventId: string) => orphanCompletion(eventId));
+    for (const row of rows.filter((r) => r.event_id !== null)) this.publish(row.session_hash!, orphan(row.event_id!));
+    // Streams the dead replica served are gone with it: every replica forgets those sessions.
+    for (const replica of new Set(rows.filter((r) => r.dead !== null).map((r) => r.dead!))) this.#send({ o: 'r', r: replica });
+    await this.flush();
+    return rows.filter((r) => r.event_id !== null).map((r) => r.event_id!);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.flush();
+    this.#closed = true;
+    if (this.#sweep) clearInterval(this.#sweep);
+    await this.#pool.query('DELETE FROM gradio_bus_replicas WHERE replica = $1', [this.replica]).catch(() => {});
+    this.#listener?.release(true);
+    this.#listener = null;
+    const publishing = await this.#publishing?.catch(() => null);
+    this.#publishing = null;
+    publishing?.release();
+  }
+
+  #send(op: BusOp): void {
+    if (this.#closed) return;
+    this.#outbox.push(op);
+    if (this.#scheduled || this.#inFlight) return;
+    this.#scheduled = true;
+    // Everything published in this tick goes out together.
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      void this.#pump();
+    });
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#inFlight) return;
+    this.#inFlight = true;
+    while (this.#outbox.length > 0) {
+      const ops = this.#outbox;
+      const finished = this.#finished;
+      this.#outbox = [];
+      this.#finished = [];
+      try {
+        await this.#notify(batchOps(ops), finished);
+        this.stats.frames += ops.filter((o) => o.o === 'm').length;
+      } catch (error) {
+        // The connection may be the problem: the next batch opens another.
+        const broken = this.#publishing;
+        this.#publishing = null;
+        void broken?.then((client) => client.release(true)).catch(() => {});
+        this.#options.log?.warn({ err: error, dropped: ops.length }, 'bus publish failed');
+      }
+    }
+    this.#inFlight = false;
+    const idle = this.#idle;
+    this.#idle = [];
+    idle.forEach((resolve) => resolve());
+  }
+
+  /**
+   * One statement per batch on the replica's own publishing connection (no pool checkout on the
+   * token path, prepared once): notify (inline, or spilled to a row), and delete the events that
+   * just ended.
+   */
+  async #notify(batches: string[], finished: string[]): Promise<void> {
+    const channel = BUS_CHANNEL + this.#schema;
+    const client = await this.#publisher();
+    for (let i = 0; i < batches.length; i++) {
+      const ended = i === batches.length - 1 ? finished : [];
+      if (Buffer.byteLength(batches[i]) > INLINE_MAX) {
+        await client.query({
+          name: 'airlock_bus_spill',
+          text: `WITH spilled AS (INSERT INTO gradio_bus_frames (body) VALUES ($2) RETURNING id),
+                      ended AS (DELETE FROM gradio_bus_events WHERE event_id = ANY($3::text[]))
+                 SELECT pg_notify($1, '${REF}' || spilled.id) FROM spilled`,
+          values: [channel, batches[i], ended],
+        });
+        this.stats.spilled++;
+      } else if (ended.length > 0) {
+        await client.query({
+          name: 'airlock_bus_end',
+          text: 'WITH ended AS (DELETE FROM gradio_bus_events WHERE event_id = ANY($3::text[])) SELECT pg_notify($1, $2)',
+          values: [channel, batches[i], ended],
+        });
+      } else {
+        await client.query({ name: 'airlock_bus_notify', text: 'SELECT pg_notify($1, $2)', values: [channel, batches[i]] });
+      }
+      this.stats.notifies++;
+    }
+  }
+
+  /** The publishing connection, opened on first use and again after a loss. */
+  #publisher(): Promise<pg.PoolClient> {
+    if (!this.#publishing) {
+      const opening = this.#pool.connect().then((client) => {
+        client.on('error', () => {
+          if (this.#publishing === opening) this.#publishing = null;
+          client.release(true);
+        });
+        return client;
+      });
+      opening.catch(() => {
+        if (this.#publishing === opening) this.#publishing = null;
+      });
+      this.#publishing = opening;
+    }
+    return this.#publishing;
+  }
+
+  async #listen(): Promise<void> {
+    const client = await this.#pool.connect();
+    const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
+    this.#schema = rows[0].schema;
+    const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+    client.on('notification', (n) => {
+      if (n.channel === BUS_CHANNEL + this.#schema) this.#received(n.payload ?? '');
+      else if (n.channel === CANCEL_CHANNEL + this.#schema) this.#cancelled(n.payload ?? '');
+    });
+    client.on('error', () => this.#lost(client));
+    await client.query(`LISTEN ${quote(BUS_CHANNEL + this.#schema)}`);
+    await client.query(`LISTEN ${quote(CANCEL_CHANNEL + this.#schema)}`);
+    // This connection is the replica's pulse: while it lives, the replica's events are its own.
+    await client.query(
+      `INSERT INTO gradio_bus_replicas (replica, backend_pid, backend_start)
+       SELECT $1, pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()
+       ON CONFLICT (replica) DO UPDATE SET backend_pid = EXCLUDED.backend_pid, backend_start = EXCLUDED.backend_start`,
+      [this.replica],
+    );
+    this.#listener = client;
+  }
+
+  /** The LISTEN connection broke: notifications in between are lost, so reopen and carry on (documented limit). */
+  #lost(client: pg.PoolClient): void {
+    if (this.#listener !== client || this.#closed) return;
+    this.#listener = null;
+    client.release(true);
+    const retry = () => {
+      if (this.#closed) return;
+      this.#listen().catch(() => setTimeout(retry, 500).unref());
+    };
+    setTimeout(retry, 100).unref();
+  }
+
+  /** Applies payloads in arrival order; a spilled batch is read before anything after it. */
+  #received(payload: string): void {
+    this.#inbound.push(payload);
+    if (!this.#receiving) void this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    this.#receiving = true;
+    while (this.#inbound.length > 0) {
+      const payload = this.#inbound.shift()!;
+      try {
+        const json = payload.startsWith(REF) ? await this.#spilled(payload.slice(REF.length)) : payload;
+        if (json !== null) this.#apply(JSON.parse(json) as BusOp[]);
+      } catch (error) {
+        this.#options.log?.warn({ err: error }, 'bus message failed');
+      }
+    }
+    this.#receiving = false;
+  }
+
+  async #spilled(id: string): Promise<string | null> {
+    const { rows } = await this.#pool.query<{ body: string }>('SELECT body FROM gradio_bus_frames WHERE id = $1', [id]);
+    return rows[0]?.body ?? null;
+  }
+
+  #apply(ops: BusOp[]): void {
+    const mine = `${this.replica}:`;
+    for (const op of ops) {
+      // This replica's own attach, detach and forget were applied when they happened.
+      if ((op.o === 'a' || op.o === 'd') && op.k.startsWith(mine)) continue;
+      if (op.o === 'x' && op.by === this.replica) continue;
+      for (const s of this.#mirror.apply(op)) this.#forgotten(s);
+    }
+  }
+
+  #cancelled(payload: string): void {
+    try {
+      const { e, r } = JSON.parse(payload) as { e: string; r: string };
+      if (r === this.replica) this.#cancel(e);
+    } catch {
+      // not ours to understand
+    }
+  }
+}

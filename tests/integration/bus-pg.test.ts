@@ -1,0 +1,89 @@
+/**
+ * The PostgreSQL session bus: the SessionBus contract with two buses on one schema (two
+ * replicas), then what only it has: batching (one NOTIFY per frame batch, payloads under the
+ * NOTIFY limit), spilled batches, and a dead replica's events ended by the sweep.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgSessionBus } from '../../server/gradio/index.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { eventually, runBusContract } from '../helpers/bus-contract.ts';
+
+const orphanMessage = (eventId: string) => ({ eventId, frame: `orphan:${eventId}`, terminal: true });
+const owner = { owner: 'alice', sessionHash: 'client-session' };
+
+runBusContract('postgres', async () => {
+  const db = await createTestDatabase();
+  const here = await PgSessionBus.start({ pool: db.pool, orphanMessage });
+  const there = await PgSessionBus.start({ pool: db.pool, orphanMessage });
+  return {
+    here,
+    there,
+    replicas: true,
+    async close() {
+      await here.close();
+      await there.close();
+      await db.drop();
+    },
+  };
+});
+
+describe('PostgreSQL bus specifics', () => {
+  let db: TestDatabase;
+  let a: PgSessionBus;
+  let b: PgSessionBus;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    a = await PgSessionBus.start({ pool: db.pool, orphanMessage, sweepMs: 60_000 });
+    b = await PgSessionBus.start({ pool: db.pool, orphanMessage, sweepMs: 60_000 });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await db.drop();
+  });
+
+  it('sends frames published in one tick as one NOTIFY, and large ones through the table, in order', async () => {
+    await a.addEvent('batch', 'e', owner);
+    const got: string[] = [];
+    await b.attach('batch', (m) => got.push(m.frame));
+    await a.flush();
+    const before = { ...a.stats };
+    const frames = Array.from({ length: 20 }, (_, i) => `frame-${i}`);
+    for (const f of frames) a.publish('batch', { eventId: 'e', frame: f, terminal: false });
+    await a.flush();
+    expect(a.stats.notifies - before.notifies).toBe(1);
+    const big = `big-${'é'.repeat(20_000)}`;
+    a.publish('batch', { eventId: 'e', frame: big, terminal: false });
+    await a.flush();
+    a.publish('batch', { eventId: 'e', frame: 'after', terminal: true });
+    await eventually(() => expect(got).toEqual([...frames, big, 'after']));
+    expect(a.stats.spilled - before.spilled).toBe(1);
+  });
+
+  it('a SIGKILLed replica: another one ends its events for the waiting stream, once', async () => {
+    await a.addEvent('held', 'e-held', owner); // runs on a live replica; its stream is on the dying one
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/helpers/bus-replica-process.ts'], {
+      env: { ...process.env, BUS_DATABASE_URL: db.url, BUS_SESSION: 'dying', BUS_EVENT: 'e-dead', BUS_ATTACH: 'held' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
+      child.once('exit', (code) => reject(new Error(`replica exited ${code}`)));
+    });
+    const got: string[] = [];
+    await eventually(async () => expect(await b.attach('dying', (m, pending) => got.push(`${m.frame}/${pending}`))).not.toBeNull());
+    expect(await a.sweep()).toEqual([]); // alive: its events are its own
+    await eventually(() => expect(b.attached('held')).toBe(true));
+    child.kill('SIGKILL');
+    const started = Date.now();
+    await eventually(async () => expect(await a.sweep()).toEqual(['e-dead']));
+    await eventually(() => expect(got).toEqual(['orphan:e-dead/0']));
+    expect(Date.now() - started).toBeLessThan(2_000); // the connection drops with the process
+    expect(await b.sweep()).toEqual([]); // once across replicas
+    // The stream it served died with it: no replica keeps buffering that session's frames.
+    await eventually(() => expect([a.attached('held'), b.attached('held'), a.pending('held'), b.pending('held')]).toEqual([false, false, 0, 0]));
+    a.publish('held', { eventId: 'e-held', frame: 'end', terminal: true });
+    await a.flush();
+  });
+});
