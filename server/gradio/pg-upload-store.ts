@@ -13,36 +13,23 @@ import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { resolveStoredPath } from './files.ts';
 import { ownerFolder, type OwnerKey } from './ownership.ts';
-import { UploadStore, type UploadBudget, type UploadStorage } from './upload-store.ts';
+import { OwnerBudgets, type UploadBudget, type UploadLimits } from './upload-budget.ts';
+import { UploadStore, type UploadStorage } from './upload-store.ts';
 
 export class PgUploadStore implements UploadStorage {
   readonly #pool: pg.Pool;
   readonly #local: UploadStore;
-  readonly #quotaBytes: number;
-  readonly #requestMaxBytes: number;
-  readonly #chains = new Map<string, Promise<unknown>>();
+  readonly #budgets: OwnerBudgets;
 
-  constructor(pool: pg.Pool, dataDir: string, limits: { requestMaxBytes: number; quotaBytes: number }) {
+  constructor(pool: pg.Pool, dataDir: string, limits: UploadLimits) {
     this.#pool = pool;
     this.#local = new UploadStore(dataDir, limits);
-    this.#quotaBytes = limits.quotaBytes;
-    this.#requestMaxBytes = limits.requestMaxBytes;
+    // Usage counted across replicas (requests on two replicas at once may overshoot by one request).
+    this.#budgets = new OwnerBudgets(limits, (owner) => this.usage(owner));
   }
 
-  /** As UploadStore's, with the owner's usage counted across replicas (requests on two replicas at once may overshoot by one request). */
-  async withBudget<T>(owner: OwnerKey, task: (budget: UploadBudget) => Promise<T>): Promise<T> {
-    const folder = ownerFolder(owner);
-    const previous = this.#chains.get(folder) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(async () => {
-      const used = Number.isFinite(this.#quotaBytes) ? await this.usage(owner) : 0;
-      return task({ request: this.#requestMaxBytes, quota: this.#quotaBytes - used });
-    });
-    this.#chains.set(folder, run);
-    try {
-      return await run;
-    } finally {
-      if (this.#chains.get(folder) === run) this.#chains.delete(folder);
-    }
+  withBudget<T>(owner: OwnerKey, task: (budget: UploadBudget) => Promise<T>): Promise<T> {
+    return this.#budgets.run(owner, task);
   }
 
   async save(source: Readable, filename: string | undefined, owner: OwnerKey, budget: UploadBudget, truncated: () => boolean): Promise<string> {

@@ -12,6 +12,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isUploadId, lookupStoredFile, safeBasename } from './files.ts';
 import { ownerFolder, type OwnerKey } from './ownership.ts';
+import { OwnerBudgets, type UploadBudget, type UploadLimits } from './upload-budget.ts';
 
 /** Why an upload was refused; the route maps each to a 413. */
 export class UploadLimitError extends Error {
@@ -20,13 +21,7 @@ export class UploadLimitError extends Error {
   }
 }
 
-/** Bytes one upload request may still write. */
-export interface UploadBudget {
-  /** Left within the request's total. */
-  request: number;
-  /** Left within the owner's quota. */
-  quota: number;
-}
+export type { UploadBudget } from './upload-budget.ts';
 
 /**
  * What the upload routes, the retention sweep and the app ask of upload storage. Two
@@ -46,30 +41,16 @@ export interface UploadStorage {
 /** Upload storage of one plugin instance, in a folder on disk. */
 export class UploadStore implements UploadStorage {
   readonly root: string;
-  /** Per-owner chains: an owner's uploads run one at a time, so the quota check cannot race. */
-  readonly #chains = new Map<string, Promise<unknown>>();
+  readonly #budgets: OwnerBudgets;
 
-  constructor(
-    dataDir: string,
-    private readonly limits: { requestMaxBytes: number; quotaBytes: number },
-  ) {
+  constructor(dataDir: string, limits: UploadLimits) {
     this.root = resolve(dataDir);
+    this.#budgets = new OwnerBudgets(limits, (owner) => this.usage(owner));
   }
 
   /** Runs one upload request for an owner with its byte budget, after that owner's previous ones. */
-  async withBudget<T>(owner: OwnerKey, task: (budget: UploadBudget) => Promise<T>): Promise<T> {
-    const folder = ownerFolder(owner);
-    const previous = this.#chains.get(folder) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(async () => {
-      const used = Number.isFinite(this.limits.quotaBytes) ? await this.usage(owner) : 0;
-      return task({ request: this.limits.requestMaxBytes, quota: this.limits.quotaBytes - used });
-    });
-    this.#chains.set(folder, run);
-    try {
-      return await run;
-    } finally {
-      if (this.#chains.get(folder) === run) this.#chains.delete(folder);
-    }
+  withBudget<T>(owner: OwnerKey, task: (budget: UploadBudget) => Promise<T>): Promise<T> {
+    return this.#budgets.run(owner, task);
   }
 
   /**
