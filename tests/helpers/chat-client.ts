@@ -29,6 +29,17 @@ export async function login(baseUrl: string, username: string, password = DEMO_P
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
+/** The gateway's service token (client credentials of the test config, tests/helpers/server.ts). */
+export async function serviceToken(baseUrl: string, clientSecret = 'test-service-secret-0123456789'): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/auth/service-token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: 'airlock-gateway', client_secret: clientSecret }),
+  });
+  if (res.status !== 200) throw new Error(`service token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
 export function connectChat(baseUrl: string, token: string): Promise<Client> {
   return Client.connect(`${baseUrl}/api/agent/gradio`, {
     headers: { Authorization: `Bearer ${token}` },

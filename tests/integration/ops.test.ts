@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
+import { chat, collect, connectChat, login, serviceToken } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { runMainToExit } from '../helpers/main-process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -19,14 +19,6 @@ let broken: TestServer;
 let dir: string;
 const clients: Client[] = [];
 
-const serviceToken = async (url: string) => {
-  const res = await fetch(`${url}/api/auth/service-token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: 'airlock-gateway', client_secret: 'test-service-secret-0123456789' }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-};
 const connect = async (url: string, user: string) => {
   const c = await connectChat(url, await login(url, user));
   clients.push(c);

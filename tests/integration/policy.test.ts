@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
+import { chat, collect, connectChat, login, serviceToken, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -51,14 +51,6 @@ const connect = async (url: string, user: string) => {
   const c = await connectChat(url, await login(url, user));
   clients.push(c);
   return c;
-};
-const serviceToken = async (url: string) => {
-  const res = await fetch(`${url}/api/auth/service-token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: 'airlock-gateway', client_secret: 'test-service-secret-0123456789' }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
 };
 const ledger = async (conversationId: string, kind: string) =>
   (await db.pool.query('SELECT payload FROM conversation_events WHERE conversation_id = $1 AND kind = $2 ORDER BY seq', [conversationId, kind])).rows.map((r) => r.payload);
