@@ -14,6 +14,7 @@ import { createAgentGraph } from './graph.ts';
 import type { McpToolSource } from './mcp/index.ts';
 import type { ModelSettings } from './model.ts';
 import type { Embedder } from './select-tools.ts';
+import type { ToolPolicy } from './tool-policy.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
 import { APPROVAL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
@@ -51,6 +52,9 @@ export interface RunInput {
   userToken: string;
   conversationId: string;
   signal?: AbortSignal;
+  /** The run's tool policy and the caller's system text (headless runs; see ToolContext). */
+  toolPolicy?: ToolPolicy | null;
+  callerSystem?: string | null;
 }
 
 export interface ResumeInput {
@@ -60,6 +64,8 @@ export interface ResumeInput {
   userToken: string;
   conversationId: string;
   signal?: AbortSignal;
+  toolPolicy?: ToolPolicy | null;
+  callerSystem?: string | null;
 }
 
 export interface AgentRuntime {
@@ -119,7 +125,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
 
   const threadConfig = (threadId: string): RunnableConfig => ({ configurable: { thread_id: threadId } });
 
-  function runConfig(input: { threadId: string; userToken: string; conversationId: string }): RunnableConfig {
+  function runConfig(input: { threadId: string; userToken: string; conversationId: string; toolPolicy?: ToolPolicy | null; callerSystem?: string | null }): RunnableConfig {
     const context: ToolContext = {
       apiUrl: options.apiUrl().replace(/\/+$/, ''),
       userToken: input.userToken,
@@ -127,6 +133,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       serviceToken,
       timeoutMs: options.toolTimeoutMs ?? 15_000,
       fetch: doFetch,
+      toolPolicy: input.toolPolicy ?? null,
+      callerSystem: input.callerSystem ?? null,
     };
     return { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } };
   }

@@ -24,7 +24,7 @@ import { RunHub } from './run-hub.ts';
 import { checkTurnInput, replayDecision, requestConflict, requestHash } from './submit-policy.ts';
 import { RunAbort, toTurnError } from './run-errors.ts';
 import { runTurn, type TurnContext, type TurnDeps } from './turn.ts';
-import type { FileStorage, TurnInput, TurnUser } from './types.ts';
+import type { FileStorage, TurnInput, TurnSetup, TurnUser } from './types.ts';
 
 export interface EngineOptions {
   pool: Pool;
@@ -42,6 +42,12 @@ export interface EngineOptions {
   pendingWrites?: TurnDeps['pendingWrites'];
   /** Reads and frames a message's files for the model (default: none are read). */
   prepareAttachments?: TurnDeps['prepareAttachments'];
+  /**
+   * Called once per turn, after the conversation lease is taken and before the run row exists:
+   * the headless API links the turn to its run and returns the run's stored tool policy (so a
+   * resume through /chat applies it too). A throw refuses the turn.
+   */
+  prepareTurn?: (turn: { runId: string; conversationId: string; userId: string; requestId: string; action: TurnInput['action'] }) => Promise<TurnSetup | void>;
 }
 
 /** A run as a follower sees it. */
@@ -98,7 +104,7 @@ export function createEngine(options: EngineOptions) {
     };
   }
 
-  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean): void {
+  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean, setup: TurnSetup): void {
     const controller = new AbortController();
     const hub = new RunHub(run.id, run.conversationId);
     const renew = setInterval(() => {
@@ -108,7 +114,7 @@ export function createEngine(options: EngineOptions) {
     const done = (async () => {
       let failure: unknown;
       try {
-        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh })) hub.publish(event);
+        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh, setup })) hub.publish(event);
       } catch (error) {
         failure = toTurnError(error, run.id);
         options.log.warn({ err: error, runId: run.id }, 'run stopped without committing its end');
@@ -158,13 +164,20 @@ export function createEngine(options: EngineOptions) {
       const fresh = !input.conversationId;
       const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS, { fresh });
       if (!lease) throw new AirlockError('CONVERSATION_BUSY');
+      let setup: TurnSetup = {};
+      try {
+        setup = (await options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action })) ?? {};
+      } catch (error) {
+        await lease.release().catch(() => {});
+        throw error;
+      }
       const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
       if (!run) {
         // A concurrent submit with the same request_id won the insert: follow its run.
         await lease.release();
         return replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash);
       }
-      start(run, user, { ...input, storedPaths }, lease, fresh);
+      start(run, user, { ...input, storedPaths }, lease, fresh, setup);
       return handle(run, false);
     },
 

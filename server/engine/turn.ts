@@ -27,7 +27,7 @@ import type { Ledger } from './ledger.ts';
 import { concatUnlessPaused, resumeOwed, startEarly, stillPending } from './resume.ts';
 import { RunAbort, toTurnError } from './run-errors.ts';
 import { Transcript } from './transcript.ts';
-import type { TurnInput, TurnUser } from './types.ts';
+import type { TurnInput, TurnSetup, TurnUser } from './types.ts';
 
 export interface TurnDeps {
   pool: Pool;
@@ -54,6 +54,8 @@ export interface TurnContext {
   lease: ConversationLease;
   /** The conversation was created by this submit: nothing can be pending or owed in it yet. */
   fresh?: boolean;
+  /** The run's tool policy and the caller's system text (EngineOptions.prepareTurn). */
+  setup?: TurnSetup;
 }
 
 
@@ -83,13 +85,13 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     // Most turns find nothing pending: skip the transaction (time to first token); a new
     // conversation skips even the lookups.
     if (!ctx.fresh && (await listPendingApprovals(deps.pool, conversationId)).length > 0) yield* await commit(async (tx) => {
-      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now });
+      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });
     const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now);
 
-    const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal };
+    const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
     let events: AsyncIterable<AgentEvent>;
     if (input.action) {
       if (!owed && resolved.length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');

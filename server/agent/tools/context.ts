@@ -7,6 +7,7 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { AirlockError } from '../../errors.ts';
 import type { ServiceTokenProvider } from '../service-token.ts';
+import type { ToolPolicy } from '../tool-policy.ts';
 
 export interface ToolContext {
   /** Backend API base URL (no trailing slash). */
@@ -18,6 +19,10 @@ export interface ToolContext {
   /** Per-request timeout for backend calls. */
   timeoutMs: number;
   fetch: typeof fetch;
+  /** The run's tool policy (headless runs, tool-policy.ts); absent: every tool. */
+  toolPolicy?: ToolPolicy | null;
+  /** The caller's system messages (headless runs), put before the agent's own system prompt. */
+  callerSystem?: string | null;
 }
 
 export const CONTEXT_KEY = 'airlock';
