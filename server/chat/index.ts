@@ -11,6 +11,7 @@ import { createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
+import { createHeadless, V1_PREFIX } from '../api/v1/index.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { gradioPlugin, lookupStoredFile } from '../gradio/index.ts';
@@ -67,7 +68,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const uploadDir = join(config.dataDir, 'uploads');
   const verifyUser = createUserTokenVerifier({ pool, config });
   const ledger = new PgLedger(pool);
+  // The headless API (/api/agent/v1, issue 11): a second transport over the same engine.
+  const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log });
   const engine = createEngine({
+    ...headless.engineHooks,
     pool,
     ledger,
     agent,
@@ -81,6 +85,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
   const runRecovery = engine.startRecovery();
   await runRecovery.ready;
+  await headless.start(engine);
   app.addHook('preClose', async () => {
     runRecovery.stop();
     engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
@@ -88,9 +93,11 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   app.addHook('onClose', async () => {
     // After the Gradio drain: whatever still runs is stopped and commits its end.
     await engine.shutdown();
+    await headless.stop();
     await ledger.close();
   });
   const handler = createChatHandler({ engine });
+  await app.register(headless.routes, { prefix: V1_PREFIX });
   await app.register(eventRoutes, {
     pool,
     ledger,

@@ -47,6 +47,7 @@ export interface EngineOptions {
    * the headless API links the turn to its run and returns the run's stored tool policy (so a
    * resume through /chat applies it too). A throw refuses the turn.
    */
+  onApprovalsOpened?: TurnDeps['onApprovalsOpened'];
   prepareTurn?: (turn: { runId: string; conversationId: string; userId: string; requestId: string; action: TurnInput['action'] }) => Promise<TurnSetup | void>;
 }
 
@@ -74,7 +75,7 @@ export function createEngine(options: EngineOptions) {
   const { pool, ledger } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
-  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments };
+  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened };
   const runs = new Map<string, LocalRun>();
   /** Set when the process starts closing: a cancel from then on is the shutdown's. */
   let closing = false;

@@ -38,6 +38,8 @@ export interface TurnDeps {
   log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** Reads and frames a message's files for the model (chat/attachments.ts); default: none are read. */
   prepareAttachments?: PrepareChatAttachments;
+  /** Told after a pause committed its approvals (the headless API schedules their expiry). */
+  onApprovalsOpened?: (approvals: Array<{ approvalId: string; expiresAt: Date }>) => void;
   /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits). */
   pendingWrites?: { defer(label: string, write: () => Promise<void>): void };
 }
@@ -157,13 +159,16 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
           break;
         case 'approval_required': {
           if (!inToolRound) turns++;
-          yield* await commit(async (tx) => {
+          let opened: Awaited<ReturnType<typeof openApprovals>> = [];
+          const committed = await commit(async (tx) => {
             const drafts = answerDraft(runId, transcript.answerText);
-            const opened = await openApprovals(tx, { conversationId, userId: ctx.user.userId, pending: event.approvals, timeoutS: deps.approvalTimeoutS, now: deps.now });
+            opened = await openApprovals(tx, { conversationId, userId: ctx.user.userId, pending: event.approvals, timeoutS: deps.approvalTimeoutS, now: deps.now });
             for (const approval of opened) await transcript.approvalRequested(approval, tx);
             const paused = await settle(tx, { status: 'paused', stopReason: 'approval_required' }, opened[0]?.expiresAt);
             return [...drafts, ...opened.map((a) => approvalRequestedDraft(runId, a)), ...paused];
           });
+          deps.onApprovalsOpened?.(opened.map((a) => ({ approvalId: a.approvalId, expiresAt: a.expiresAt })));
+          yield* committed;
           return;
         }
       }

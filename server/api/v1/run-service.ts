@@ -15,6 +15,7 @@ import type { Pool } from '../../db/index.ts';
 import { getRun } from '../../db/runs.ts';
 import { recoverOrphanedRuns, type Engine, type Ledger, type LedgerEvent, type LiveEvent, type RunHandle, type TurnAction, type TurnSetup } from '../../engine/index.ts';
 import { AirlockError, isAirlockError } from '../../errors.ts';
+import { durableEvents, type AgentEventV1 } from './agent-events.ts';
 import type { V1Caller } from './identity.ts';
 import type { RunRequest } from './schemas.ts';
 import type { UserTokenMinter } from './user-token.ts';
@@ -184,7 +185,14 @@ export function createRunService(deps: RunServiceDeps) {
     return (await getRun(pool, engineRunId))?.status ?? null;
   }
 
-  return { prepareTurn, create, startLive, drive, executeBackground, cancel, turnStatus, submitTurn };
+  /** The run's durable events (session_start, then its turns' committed events), sequence from 1. */
+  async function events(run: AgentRun): Promise<AgentEventV1[]> {
+    const ledger: LedgerEvent[] = [];
+    if (run.sessionId) for (const turnId of run.turnIds) ledger.push(...(await deps.ledger.readRun(run.sessionId, turnId)));
+    return durableEvents({ runId: run.id, sessionId: run.sessionId }, { createdAt: run.createdAt, text: run.text, userKey: run.userKey, metadata: run.metadata }, ledger);
+  }
+
+  return { prepareTurn, create, startLive, drive, executeBackground, cancel, turnStatus, submitTurn, events };
 }
 
 function delay(ms: number): Promise<void> {
