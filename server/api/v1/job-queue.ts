@@ -68,7 +68,9 @@ export async function startJobQueue(options: { pool: Pool; databaseUrl: string; 
   await boss.work<{ runId: string }>(RUN_QUEUE, { ...polling, localConcurrency: settings.concurrency }, async (jobs: Job<{ runId: string }>[]) => {
     for (const job of jobs) await handlers.run(job.data.runId);
   });
-  await boss.work<{ approvalId: string }>(EXPIRY_QUEUE, { ...polling, localConcurrency: 2 }, async (jobs: Job<{ approvalId: string }>[]) => {
+  // A delayed job is found by polling (its NOTIFY fired when it was sent): the poll interval is
+  // how late an expiry may fire.
+  await boss.work<{ approvalId: string }>(EXPIRY_QUEUE, { pollingIntervalSeconds: settings.pollS, notifyPollingIntervalSeconds: settings.pollS, localConcurrency: 2 }, async (jobs: Job<{ approvalId: string }>[]) => {
     for (const job of jobs) await handlers.expire(job.data.approvalId);
   });
   await boss.work(EXPIRY_SWEEP_QUEUE, polling, async () => handlers.expire(null));
