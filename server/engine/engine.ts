@@ -48,7 +48,7 @@ export interface EngineOptions {
    * resume through /chat applies it too). A throw refuses the turn.
    */
   onApprovalsOpened?: TurnDeps['onApprovalsOpened'];
-  prepareTurn?: (turn: { runId: string; conversationId: string; userId: string; requestId: string; action: TurnInput['action'] }) => Promise<TurnSetup | void>;
+  prepareTurn?: (turn: { runId: string; conversationId: string; userId: string; requestId: string; action: TurnInput['action']; fresh: boolean }) => Promise<TurnSetup | void>;
 }
 
 /** A run as a follower sees it. */
@@ -167,7 +167,7 @@ export function createEngine(options: EngineOptions) {
       if (!lease) throw new AirlockError('CONVERSATION_BUSY');
       let setup: TurnSetup = {};
       try {
-        setup = (await options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action })) ?? {};
+        setup = (await options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action, fresh })) ?? {};
       } catch (error) {
         await lease.release().catch(() => {});
         throw error;

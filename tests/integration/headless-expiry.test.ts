@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('approval expiry', () => {
   it('a background run\'s approval expires on time; the tool never runs and the run completes', async () => {
-    const created = await v1(server.url, '/runs', { token: admin, body: { messages: [{ role: 'user', content: 'deploy expiry-api 1.0.0 to staging' }] } });
+    const created = await v1(server.url, '/runs', { token: admin, body: { messages: [{ role: 'user', content: 'deploy web-frontend 1.0.3 to staging' }] } });
     const runId = created.body.run_id;
     const paused = await waitForRun(server.url, admin, runId, (r) => r.status === 'awaiting_approval');
     const approvalId = paused.approval_request_ids[0];
@@ -42,14 +42,14 @@ describe('approval expiry', () => {
     expect(events.find((e: any) => e.type === 'approval_resolved')).toMatchObject({ approval_request_id: approvalId, status: 'expired' });
     expect(events.find((e: any) => e.type === 'tool_result')).toMatchObject({ tool_name: 'deploy_service', status: 'error', metadata: { error_code: 'APPROVAL_EXPIRED' } });
     expect(run.content.length).toBeGreaterThan(0);
-    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'expiry-api'`)).rows[0].n).toBe(0);
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'web-frontend' AND version = '1.0.3'`)).rows[0].n).toBe(0);
   });
 
   it('an approval opened in /chat expires too, and the conversation ledger shows the card expired', async () => {
     const client = await connectChat(server.url, admin);
     let conversationId = '';
     try {
-      const pause = await collect(chat(client, 'deploy chat-expiry-api 1.0.0 to staging'));
+      const pause = await collect(chat(client, 'deploy redis-cache 1.0.4 to staging'));
       const card = pause.messages.find((m) => m.metadata.type === 'confirm_required')!;
       conversationId = card.metadata.conversation_id as string;
     } finally {

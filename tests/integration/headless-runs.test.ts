@@ -134,7 +134,7 @@ describe('approvals', () => {
   });
 
   it('deny: the tool never runs, the model is told, the run completes', async () => {
-    const runId = await startBackground(admin, 'deploy billing-api 9.9.9 to staging');
+    const runId = await startBackground(admin, 'deploy inventory-service 9.9.9 to staging');
     const approval = await pendingApprovalOf(admin, runId);
     const denied = await v1(server.url, `/approvals/${approval.id}/deny`, { token: admin, body: { reason: 'not today' } });
     expect(denied.body).toMatchObject({ status: 'denied', approved: false, resolution_reason: 'not today' });
@@ -143,7 +143,7 @@ describe('approvals', () => {
     const result = (await allEvents(admin, runId)).find((e) => e.type === 'tool_result');
     expect(result).toMatchObject({ tool_name: 'deploy_service', status: 'error' });
     expect(result.content).toContain('denied');
-    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'billing-api'`)).rows[0].n).toBe(0);
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'inventory-service' AND version = '9.9.9'`)).rows[0].n).toBe(0);
   });
 
   it('a /chat confirm of an API run resumes the same run; the API then answers 409 (exactly once)', async () => {
@@ -160,6 +160,41 @@ describe('approvals', () => {
     const late = await v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: {} });
     expect(late.status).toBe(409);
     expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'orders-api' AND version = '4.5.6'`)).rows[0].n).toBe(1);
+  });
+
+  it('an API approve racing a /chat confirm of the same approval: one decision, the tool runs once', async () => {
+    const runId = await startBackground(admin, 'deploy auth-service 7.7.7 to staging');
+    const approval = await pendingApprovalOf(admin, runId);
+    const client = await connectChat(server.url, admin);
+    try {
+      const [api, tab] = await Promise.all([
+        v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: { reason: 'race' } }),
+        collect(chat(client, 'confirm', approval.session_id, 'confirm')),
+      ]);
+      const tabResolved = tab.messages.some((m) => m.metadata.type === 'confirm_resolved');
+      // Exactly one of them decided; the other was told it was already decided (409 / an error, or a no-op follow).
+      expect(api.status === 200 || tabResolved).toBe(true);
+      if (api.status !== 200) expect(api.status).toBe(409);
+    } finally {
+      client.close();
+    }
+    await waitForRun(server.url, admin, runId, (r) => r.status === 'completed');
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'auth-service' AND version = '7.7.7'`)).rows[0].n).toBe(1);
+    const resolvedEvents = (await allEvents(admin, runId)).filter((e) => e.type === 'approval_resolved');
+    expect(resolvedEvents).toHaveLength(1);
+  });
+
+  it('a new message in the session supersedes a paused run: it ends cancelled and its approval is denied', async () => {
+    const runId = await startBackground(admin, 'deploy kafka-broker 1.0.5 to staging');
+    const approval = await pendingApprovalOf(admin, runId);
+    const client = await connectChat(server.url, admin);
+    try {
+      await collect(chat(client, 'hello', approval.session_id));
+    } finally {
+      client.close();
+    }
+    expect((await v1(server.url, `/runs/${runId}`, { token: admin })).body).toMatchObject({ status: 'cancelled', error: { code: 'CONFLICT' } });
+    expect((await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body).toMatchObject({ status: 'denied', resolution_reason: 'superseded_by_new_message' });
   });
 
   it('who decides: an admin (approvals:decide) may decide the operator\'s; another viewer cannot see it', async () => {
@@ -196,7 +231,7 @@ describe('approvals', () => {
   it('tool_policy is stored with the run: a resume applies it (allowlist without the paused tool refuses it)', async () => {
     // Offered at the pause (the allowlist names it), then the stored policy is changed under the run:
     // the resume reads the stored one and refuses the call at execution time.
-    const runId = await startBackground(admin, 'deploy policy-api 1.0.0 to staging', { tool_policy: { mode: 'allowlist', allowed_tools: ['deploy_service'] } });
+    const runId = await startBackground(admin, 'deploy search-api 1.0.1 to staging', { tool_policy: { mode: 'allowlist', allowed_tools: ['deploy_service'] } });
     const approval = await pendingApprovalOf(admin, runId);
     await db.pool.query(`UPDATE agent_runs SET tool_policy = '{"mode":"none"}' WHERE id = $1`, [runId]);
     await v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: {} });
@@ -204,7 +239,7 @@ describe('approvals', () => {
     const result = (await allEvents(admin, runId)).find((e) => e.type === 'tool_result');
     expect(result).toMatchObject({ tool_name: 'deploy_service', status: 'error', metadata: { error_code: 'FORBIDDEN' } });
     expect(result.content).toContain('tool_policy');
-    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'policy-api'`)).rows[0].n).toBe(0);
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'search-api' AND version = '1.0.1'`)).rows[0].n).toBe(0);
   });
 });
 
@@ -220,11 +255,11 @@ describe('cancel', () => {
   });
 
   it('cancels a run awaiting approval: its approval is denied and the tool never runs', async () => {
-    const runId = await startBackground(admin, 'deploy cancel-api 1.0.0 to staging');
+    const runId = await startBackground(admin, 'deploy cdn-edge 1.0.2 to staging');
     const approval = await pendingApprovalOf(admin, runId);
     const cancelled = await v1(server.url, `/runs/${runId}/cancel`, { token: admin, body: {} });
     expect(cancelled.body.status).toBe('cancelled');
     await eventually(async () => (await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body.status === 'denied', 10_000, 'the approval denied');
-    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'cancel-api'`)).rows[0].n).toBe(0);
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'cdn-edge' AND version = '1.0.2'`)).rows[0].n).toBe(0);
   });
 });

@@ -41,10 +41,19 @@ export function createRunService(deps: RunServiceDeps) {
   const local = new Map<string, RunHandle>();
 
   /** EngineOptions.prepareTurn: links a turn to its run and hands it the run's stored policy. */
-  async function prepareTurn(turn: { runId: string; conversationId: string; requestId: string; action: TurnAction | null }): Promise<TurnSetup | void> {
+  async function prepareTurn(turn: { runId: string; conversationId: string; requestId: string; action: TurnAction | null; fresh?: boolean }): Promise<TurnSetup | void> {
     const named = TURN_REQUEST.exec(turn.requestId)?.[1];
+    // A /chat message in a new conversation: nothing to link, nothing paused (no query on the token path).
+    if (!named && turn.fresh) return;
+    if (!turn.action) {
+      // A new message in the session supersedes what a paused run waits for (its approvals are
+      // denied as superseded by this turn): that run ends here, cancelled.
+      const paused = await pausedRunOfConversation(pool, turn.conversationId);
+      if (paused && paused.id !== named) await setAgentRunStatus(pool, { id: paused.id, status: 'cancelled', error: { code: 'CONFLICT', message: 'Superseded by a new message in the session.' } });
+      if (!named) return;
+    }
     // A decision made anywhere (/chat confirm, a tab, this API, the expiry) resumes the paused run.
-    const run = named ? await getAgentRun(pool, named) : turn.action ? await pausedRunOfConversation(pool, turn.conversationId) : null;
+    const run = named ? await getAgentRun(pool, named) : await pausedRunOfConversation(pool, turn.conversationId);
     if (!run) return;
     await linkTurn(pool, { engineRunId: turn.runId, runId: run.id, conversationId: turn.conversationId });
     return { toolPolicy: run.toolPolicy, callerSystem: run.systemPrompt };
