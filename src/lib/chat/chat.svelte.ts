@@ -37,6 +37,8 @@ export class ChatState {
   #owns = $state(false);
   #options: ChatStateOptions;
   #run: ChatRun | null = null;
+  /** A watch() is following the conversation's event stream. */
+  #watching = false;
   #runToken = 0;
   #tokens: FrameBatch<WireChatMessage>;
   #sending = false;
@@ -113,18 +115,46 @@ export class ChatState {
    * and read-only: the answer continues in place. Ends with the run; the gate's release then
    * reloads the stored truth.
    */
-  async watch(signal: AbortSignal): Promise<void> {
-    await this.reload(); // a fresh page and the ledger seq it reflects
+  async watch(signal: AbortSignal, options: { pause?: boolean } = {}): Promise<void> {
+    // One follower at a time (the gate's and a pause's may both ask): a second would repeat frames.
+    if (this.#watching) return;
+    this.#watching = true;
+    try {
+      await this.#watch(signal, options.pause ?? false);
+    } finally {
+      this.#watching = false;
+    }
+  }
+
+  /**
+   * `pause`: the view already shows everything up to the pause (the card is on screen), so only
+   * the ledger position is fetched and the view is left as it is; what follows is a decision made
+   * elsewhere (another browser, the headless approvals API, the expiry) and the resumed answer.
+   */
+  async #watch(signal: AbortSignal, pause: boolean): Promise<void> {
+    const ownRuns = this.#runToken;
+    if (pause) {
+      const id = this.#conversationId;
+      if (!id) return;
+      try {
+        const page = await this.#options.api.history(id, null, 1);
+        if (id !== this.#conversationId) return;
+        this.#ledgerSeq = page.ledgerSeq ?? null;
+      } catch {
+        return;
+      }
+    } else await this.reload(); // a fresh page and the ledger seq it reflects
     const id = this.#conversationId;
-    if (!id || this.busy || this.#ledgerSeq === null || signal.aborted) return;
+    // A submit of this tab from here on is its own run: the stream's copy of it is not applied.
+    if (!id || this.busy || this.#ledgerSeq === null || signal.aborted || this.#runToken !== ownRuns) return;
     // The answer being written is in history as far as it was flushed; the stream's first
     // partial frame is the whole of it, so the stored copy gives way.
     const last = this.#view.items[this.#view.items.length - 1];
-    if (last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
+    if (!pause && last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
     const toWire = new EventsToWire(id);
     try {
       for await (const frame of this.#options.api.events(id, this.#ledgerSeq, signal)) {
-        if (id !== this.#conversationId || this.#run) return;
+        if (id !== this.#conversationId || this.#run || this.#runToken !== ownRuns) return;
         if (frame.id !== undefined) this.#ledgerSeq = frame.id;
         for (const message of toWire.apply(frame)) this.#queue(message);
         if (frame.event === 'run.finished' || frame.event === 'drain') break;
@@ -132,7 +162,7 @@ export class ChatState {
     } catch {
       // A lost stream is not an error of this tab: the reload after the run shows what happened.
     } finally {
-      if (id === this.#conversationId && !this.#run) {
+      if (id === this.#conversationId && !this.#run && this.#runToken === ownRuns) {
         this.#tokens.flush();
         this.#dispatch({ type: 'ended', reason: 'complete' });
       }
