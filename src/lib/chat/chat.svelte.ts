@@ -37,8 +37,8 @@ export class ChatState {
   #owns = $state(false);
   #options: ChatStateOptions;
   #run: ChatRun | null = null;
-  /** A watch() is following the conversation's event stream. */
-  #watching = false;
+  /** The signal of the watch() following the conversation's event stream, if any. */
+  #watching: AbortSignal | null = null;
   #runToken = 0;
   #tokens: FrameBatch<WireChatMessage>;
   #sending = false;
@@ -116,13 +116,14 @@ export class ChatState {
    * reloads the stored truth.
    */
   async watch(signal: AbortSignal, options: { pause?: boolean } = {}): Promise<void> {
-    // One follower at a time (the gate's and a pause's may both ask): a second would repeat frames.
-    if (this.#watching) return;
-    this.#watching = true;
+    // One live follower at a time (the gate's and a pause's may both ask): a second would repeat
+    // frames. One whose signal was aborted is ending and reads nothing more.
+    if (this.#watching && !this.#watching.aborted) return;
+    this.#watching = signal;
     try {
       await this.#watch(signal, options.pause ?? false);
     } finally {
-      this.#watching = false;
+      if (this.#watching === signal) this.#watching = null;
     }
   }
 
