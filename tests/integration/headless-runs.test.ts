@@ -172,9 +172,10 @@ describe('approvals', () => {
         collect(chat(client, 'confirm', approval.session_id, 'confirm')),
       ]);
       const tabResolved = tab.messages.some((m) => m.metadata.type === 'confirm_resolved');
-      // Exactly one of them decided; the other was told it was already decided (409 / an error, or a no-op follow).
-      expect(api.status === 200 || tabResolved).toBe(true);
+      // Exactly one of them decided; the other was told so (the API: 409; the tab: an error).
+      expect(api.status === 200).not.toBe(tabResolved);
       if (api.status !== 200) expect(api.status).toBe(409);
+      else expect(tab.messages.at(-1)!.metadata.type).toBe('error');
     } finally {
       client.close();
     }

@@ -40,9 +40,10 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
 
   /**
    * Submits the deciding turn and waits until the decision committed (its approval.resolved), or
-   * the turn ended without deciding. The resume then goes on in the background.
+   * the turn ended without deciding. The resume then goes on in the background. True when this
+   * turn made the decision (not a concurrent confirm elsewhere).
    */
-  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; token?: string }): Promise<void> {
+  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; token?: string }): Promise<boolean> {
     const token = input.token ?? (await deps.mintToken(record.requestedBy));
     let handle: RunHandle | null = null;
     const deadline = Date.now() + 5_000;
@@ -64,9 +65,10 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     const events = handle.events();
     try {
       for await (const event of events) {
-        if (event.kind === 'approval.resolved' && event.payload.approval_id === record.id) return;
-        if (event.kind === 'run.finished') return;
+        if (event.kind === 'approval.resolved' && event.payload.approval_id === record.id) return true;
+        if (event.kind === 'run.finished') return false;
       }
+      return false;
     } finally {
       // Stop following only: the run belongs to the engine and goes on.
       void events.return?.(undefined);
@@ -101,8 +103,9 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       await expireDue(record.id).catch(() => {});
       throw new AirlockError('APPROVAL_EXPIRED');
     }
+    let mine = false;
     try {
-      await submitDecision(record, {
+      mine = await submitDecision(record, {
         action: decision === 'approve' ? 'confirm' : 'deny',
         requestId: `v1-decide:${id}:${decision}`,
         decidedBy: caller.userId,
@@ -113,7 +116,6 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       if (!isAirlockError(error) || (error.code !== 'APPROVAL_NOT_FOUND' && error.code !== 'CONFLICT')) throw error;
     }
     const after = (await getApprovalRecord(pool, id))!;
-    const mine = after.status !== 'pending' && after.resolvedBy === caller.userId;
     if (!mine) {
       // Someone else (a tab's confirm, another operator) decided first: once means once.
       await audit('conflict', 'CONFLICT');
