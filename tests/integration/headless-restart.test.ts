@@ -94,4 +94,17 @@ describe('background runs across a SIGKILL', () => {
     );
     expect(owners.rows.map((r) => Number(r.pid)).sort()).toEqual([a.child.pid, b.child.pid].sort());
   }, 120_000);
+
+  it('a cancel sent to one process stops the run where another process runs it', async () => {
+    const [a, b] = started.slice(-2);
+    const token = await login(a.url, 'viewer');
+    const runId = (await v1(a.url, '/runs', { token, body: runBody(LONG) })).body.run_id;
+    await waitForRun(a.url, token, runId, (r) => r.status === 'running' && r.turn_count === 1);
+    const owner = await db.pool.query(`SELECT split_part(r.owner, ':', 2)::int AS pid FROM agent_run_turns t JOIN runs r ON r.id = t.engine_run_id WHERE t.run_id = $1`, [runId]);
+    const other = owner.rows[0].pid === a.child.pid ? b : a;
+    expect(owner.rows[0].pid).not.toBe(other.child.pid);
+    const cancelled = await v1(other.url, `/runs/${runId}/cancel`, { token, body: {} });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+  }, 60_000);
 });

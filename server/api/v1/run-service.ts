@@ -10,9 +10,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { getAgentRun, insertAgentRun, isCancelRequested, linkTurn, pausedRunOfConversation, setAgentRunStatus, type AgentRun, type AgentRunMode } from '../../db/agent-runs.ts';
+import { getAgentRun, insertAgentRun, isCancelRequested, linkTurn, requestCancel, pausedRunOfConversation, setAgentRunStatus, type AgentRun, type AgentRunMode } from '../../db/agent-runs.ts';
 import type { Pool } from '../../db/index.ts';
-import { getRun } from '../../db/runs.ts';
 import { recoverOrphanedRuns, type Engine, type Ledger, type LedgerEvent, type LiveEvent, type RunHandle, type TurnAction, type TurnSetup } from '../../engine/index.ts';
 import { AirlockError, isAirlockError } from '../../errors.ts';
 import { durableEvents, type AgentEventV1 } from './agent-events.ts';
@@ -184,14 +183,9 @@ export function createRunService(deps: RunServiceDeps) {
 
   /** Cancel: a queued run never starts, a running one is stopped where it runs (here or by its poll). */
   async function cancel(run: AgentRun): Promise<void> {
-    await pool.query('UPDATE agent_runs SET cancel_requested = true WHERE id = $1', [run.id]);
+    await requestCancel(pool, run.id);
     if (run.rowStatus === 'queued' && !run.lastTurn) await setAgentRunStatus(pool, { id: run.id, status: 'cancelled', from: ['queued'] });
     local.get(run.id)?.cancel();
-  }
-
-  /** A settled engine turn (for callers that only have its id). */
-  async function turnStatus(engineRunId: string) {
-    return (await getRun(pool, engineRunId))?.status ?? null;
   }
 
   /** The run's durable events (session_start, then its turns' committed events), sequence from 1. */
@@ -201,7 +195,7 @@ export function createRunService(deps: RunServiceDeps) {
     return durableEvents({ runId: run.id, sessionId: run.sessionId }, { createdAt: run.createdAt, text: run.text, userKey: run.userKey, metadata: run.metadata }, ledger);
   }
 
-  return { prepareTurn, create, startLive, drive, executeBackground, cancel, turnStatus, submitTurn, events };
+  return { prepareTurn, create, startLive, drive, executeBackground, cancel, events };
 }
 
 function delay(ms: number): Promise<void> {
