@@ -10,7 +10,7 @@ import { hashPassword } from '../../server/auth/index.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, v1, waitForRun } from './headless-support.ts';
+import { eventually, streamCompletion, v1, waitForRun } from './headless-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -24,7 +24,7 @@ const ask = (text: string, extra: Record<string, unknown> = {}) => ({ messages: 
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  server = await startTestServer({ db, env: { OFFLINE_MODEL_DELAY_MS: '5', JOBS_SUPERVISE_S: '1', JOBS_POLL_S: '0.5' } });
+  server = await startTestServer({ db, env: { OFFLINE_MODEL_DELAY_MS: '5', JOBS_SUPERVISE_S: '1', JOBS_POLL_S: '0.5', CHAT_USER_CONCURRENCY: '1' } });
   // A user of another tenant (the demo users are tenant `demo`).
   await db.pool.query(`INSERT INTO users (username, password_hash, role, tenant) VALUES ('acme-admin', $1, 'admin', 'acme')`, [await hashPassword('demo-password-1')]);
   [admin, operator, viewer, outsider] = await Promise.all(['admin', 'operator', 'viewer', 'acme-admin'].map((u) => login(server.url, u)));
@@ -241,6 +241,21 @@ describe('approvals', () => {
     expect(result).toMatchObject({ tool_name: 'deploy_service', status: 'error', metadata: { error_code: 'FORBIDDEN' } });
     expect(result.content).toContain('tool_policy');
     expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'search-api' AND version = '1.0.1'`)).rows[0].n).toBe(0);
+  });
+});
+
+describe('admission', () => {
+  it('a user\'s streamed runs beyond CHAT_USER_CONCURRENCY are RATE_LIMITED (429); background runs are not', async () => {
+    let opened!: () => void;
+    const firstFrame = new Promise<void>((resolve) => (opened = resolve));
+    const first = streamCompletion(server.url, operator, ask(LONG), () => opened());
+    await firstFrame;
+    const second = await v1(server.url, '/chat/completions', { token: operator, body: ask('hello') });
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ type: 'error', error: { code: 'RATE_LIMITED' } });
+    expect((await v1(server.url, '/runs', { token: operator, body: ask('hello') })).status).toBe(202);
+    expect((await first).frames.at(-1)!.data).toBe('[DONE]');
+    expect((await v1(server.url, '/chat/completions', { token: operator, body: ask('hello') })).status).toBe(200);
   });
 });
 

@@ -6,17 +6,17 @@
  * A client that goes away stops following only: the run is the engine's and finishes anyway.
  * @module
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../../db/agent-runs.ts';
 import type { LiveEvent } from '../../engine/index.ts';
 import { AirlockError, isAirlockError } from '../../errors.ts';
 import { sseFrame } from '../../events/sse-format.ts';
 import { AGENT_EVENT_SCHEMA, envelope, liveBody, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
-import { assertUserKey, v1Caller } from './identity.ts';
+import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
 import type { V1Deps } from './index.ts';
 import { runStatus } from './run-status.ts';
-import { parseRunRequest } from './schemas.ts';
+import { parseRunRequest, type RunRequest } from './schemas.ts';
 import { summarize } from './serialize.ts';
 
 const timestampOf = (e: LiveEvent): string => (e.kind === 'partial' ? new Date().toISOString() : e.created_at);
@@ -38,6 +38,16 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
     const input = parseRunRequest(request.body);
     assertUserKey(caller, input.userKey);
     const started = Date.now();
+    const release = deps.runs.admitLive(caller.userId);
+    try {
+      // The summary (stream: false), or nothing: the SSE response was written on the raw socket.
+      return (await complete(request, reply, caller, input, started)) ?? reply;
+    } finally {
+      release();
+    }
+  });
+
+  async function complete(request: FastifyRequest, reply: FastifyReply, caller: V1Caller, input: RunRequest, started: number) {
     const run = await deps.runs.create(caller, input, input.stream ? 'stream' : 'sync');
     const handle = await deps.runs.startLive(run, caller);
     const scope: EventScope = { runId: run.id, sessionId: handle.conversationId };
@@ -99,5 +109,6 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
       write('event: done\ndata: [DONE]\n\n');
       res.end();
     }
-  });
+    return undefined;
+  }
 };

@@ -60,7 +60,7 @@ export function createHeadless(options: HeadlessOptions) {
     return jobs;
   };
   const mintToken = createUserTokenMinter({ pool, cipher: keyCipherFor(config), issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS });
-  const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, log });
+  const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, userConcurrency: config.chatPerUser.concurrency, log });
   const approvals = createApprovalService({ pool, engine: getEngine, mintToken, log });
   const deps: V1Deps = { pool, runs, approvals, jobs: getJobs };
   const identity = { pool, verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };

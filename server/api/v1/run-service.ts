@@ -25,6 +25,8 @@ export const turnRequestId = (runId: string, attempt: number): string => `v1:${r
 
 export interface RunServiceDeps {
   pool: Pool;
+  /** Streamed / synchronous runs one user may have going at once in this process (429 beyond). */
+  userConcurrency: number;
   engine: () => Engine;
   ledger: Ledger;
   mintToken: UserTokenMinter;
@@ -87,6 +89,24 @@ export function createRunService(deps: RunServiceDeps) {
     );
     local.set(run.id, handle);
     return handle;
+  }
+
+  /** Live runs per user in this process (background runs are bounded by the job queue instead). */
+  const liveByUser = new Map<string, number>();
+
+  /** Counts a live run of `userId`; RATE_LIMITED beyond the limit. Returns the release. */
+  function admitLive(userId: string): () => void {
+    const n = liveByUser.get(userId) ?? 0;
+    if (n >= deps.userConcurrency) throw new AirlockError('RATE_LIMITED', `At most ${deps.userConcurrency} streamed or synchronous runs at once; use POST /v1/runs for more.`);
+    liveByUser.set(userId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (liveByUser.get(userId) ?? 1) - 1;
+      if (left > 0) liveByUser.set(userId, left);
+      else liveByUser.delete(userId);
+    };
   }
 
   /** A stream/sync run: its first turn, with the caller's own token. A refused start fails the run. */
@@ -195,7 +215,7 @@ export function createRunService(deps: RunServiceDeps) {
     return durableEvents({ runId: run.id, sessionId: run.sessionId }, { createdAt: run.createdAt, text: run.text, userKey: run.userKey, metadata: run.metadata }, ledger);
   }
 
-  return { prepareTurn, create, startLive, drive, executeBackground, cancel, events };
+  return { prepareTurn, admitLive, create, startLive, drive, executeBackground, cancel, events };
 }
 
 function delay(ms: number): Promise<void> {
