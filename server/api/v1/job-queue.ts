@@ -30,7 +30,8 @@ export interface JobQueueSettings {
 }
 
 export interface JobHandlers {
-  run(runId: string): Promise<void>;
+  /** `lastAttempt`: no retry follows a throw, so the handler settles the run as failed itself. */
+  run(runId: string, lastAttempt: boolean): Promise<void>;
   expire(approvalId: string | null): Promise<void>;
 }
 
@@ -66,7 +67,7 @@ export async function startJobQueue(options: { pool: Pool; databaseUrl: string; 
 
   const polling = { pollingIntervalSeconds: settings.pollS, notifyPollingIntervalSeconds: Math.max(settings.pollS, 5) };
   await boss.work<{ runId: string }>(RUN_QUEUE, { ...polling, localConcurrency: settings.concurrency }, async (jobs: Job<{ runId: string }>[]) => {
-    for (const job of jobs) await handlers.run(job.data.runId);
+    for (const job of jobs) await handlers.run(job.data.runId, job.retryCount >= settings.retryLimit);
   });
   // A delayed job is found by polling (its NOTIFY fired when it was sent): the poll interval is
   // how late an expiry may fire.

@@ -144,7 +144,22 @@ export function createRunService(deps: RunServiceDeps) {
    * once the dead turn is settled (orphan recovery) and its conversation lease has lapsed.
    * Returns normally when the run is settled or paused; throws to make the queue retry.
    */
-  async function executeBackground(runId: string): Promise<void> {
+  async function executeBackground(runId: string, lastAttempt = false): Promise<void> {
+    try {
+      await attempt(runId);
+    } catch (error) {
+      // Out of retries (or a user who no longer exists): the run ends failed, not queued forever.
+      const e = isAirlockError(error) ? error : new AirlockError('INTERNAL', `The run could not be executed (reference ${runId}).`);
+      if (lastAttempt || !e.retryable) {
+        deps.log.error({ err: error, runId }, 'background run failed');
+        await setAgentRunStatus(pool, { id: runId, status: 'failed', from: ['queued', 'running'], error: { code: e.code, message: e.message } });
+        return;
+      }
+      throw error;
+    }
+  }
+
+  async function attempt(runId: string): Promise<void> {
     let run = await getAgentRun(pool, runId);
     if (!run || run.rowStatus === 'cancelled' || run.rowStatus === 'failed') return;
     if (run.cancelRequested && !run.lastTurn) {
