@@ -81,7 +81,9 @@ export function ledgerBody(event: LedgerEvent, options: { live: boolean }): Body
       };
     }
     case 'approval.requested': {
-      const p = event.payload;
+      // The policy decision's fields when the payload carries them (the policy file's issue);
+      // until then today's rule: built-in dangerous tools require approval.
+      const p = event.payload as typeof event.payload & { policy_scope?: string; policy_action?: string; policy_matched?: boolean };
       return {
         type: 'ask_user',
         content: p.prompt,
@@ -93,10 +95,9 @@ export function ledgerBody(event: LedgerEvent, options: { live: boolean }): Body
           decision_level: 'danger',
           timeout_seconds: p.timeout_s,
           expires_at: p.expires_at,
-          // Today's rule until a policy file decides: built-in dangerous tools require approval.
-          policy_scope: 'builtin',
-          policy_action: 'require_approval',
-          policy_matched: false,
+          policy_scope: p.policy_scope ?? 'builtin',
+          policy_action: p.policy_action ?? 'require_approval',
+          policy_matched: p.policy_matched ?? false,
         },
       };
     }
