@@ -36,6 +36,9 @@ describe('identity', () => {
     const bad = await v1(server.url, '/runs', { token: 'not-a-jwt' });
     expect(bad.status).toBe(401);
     expect(bad.body.type).toBe('error');
+    const unknown = await v1(server.url, '/no-such-route', { token: viewer });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ type: 'error', error: { code: 'NOT_FOUND' } });
   });
 
   it('accepts the service token with X-User-JWT and acts as that user (auth_provider service_token)', async () => {

@@ -36,8 +36,10 @@ export interface V1Deps {
   jobs: () => JobQueue;
 }
 
-/** The route modules, each a plugin of its own (the policy routes join this list). */
+/** Route modules whose every route needs a caller (identity.ts), each a plugin of its own. */
 const ROUTES: FastifyPluginAsync<V1Deps>[] = [completionRoutes, runRoutes, traceRoutes, approvalRoutes];
+/** Route modules that authenticate on their own terms, or not at all (a public health check). */
+const OPEN_ROUTES: FastifyPluginAsync<V1Deps>[] = [];
 
 export interface HeadlessOptions {
   config: Config;
@@ -67,8 +69,11 @@ export function createHeadless(options: HeadlessOptions) {
 
   const routes: FastifyPluginAsync = async (app) => {
     registerV1Errors(app);
-    app.addHook('onRequest', v1Authenticate(identity));
-    for (const plugin of ROUTES) await app.register(plugin, deps);
+    for (const plugin of OPEN_ROUTES) await app.register(plugin, deps);
+    await app.register(async (authed) => {
+      authed.addHook('onRequest', v1Authenticate(identity));
+      for (const plugin of ROUTES) await authed.register(plugin, deps);
+    });
   };
 
   return {
