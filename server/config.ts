@@ -77,6 +77,15 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   EVENTS_DRAIN_RETRY_AFTER_MS: z.coerce.number().int().min(0).default(1_000),
+  /** Headless background runs (pg-boss): seconds without a heartbeat before a run's worker counts as lost (>= 10). */
+  JOBS_HEARTBEAT_S: z.coerce.number().int().min(10).default(10),
+  /** How often the job queue looks for lost jobs and expired approvals' backstop (seconds). */
+  JOBS_SUPERVISE_S: z.coerce.number().int().min(1).default(5),
+  JOBS_POLL_S: z.coerce.number().min(0.5).default(2),
+  /** Background runs one process executes at once. */
+  JOBS_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  /** Retries of a background run whose process died (or a failed start that may succeed later). */
+  JOBS_RETRY_LIMIT: z.coerce.number().int().min(0).default(3),
   /** YAML or JSON file naming MCP servers whose tools the agent gets (README "Bring your own tools"). */
   TOOLS_FILE: z.string().optional(),
   /** Tool results longer than this are cut for the model, with a note saying so. */
@@ -126,6 +135,7 @@ export interface Config {
   shutdownGraceMs: number;
   /** Event streams (issue 8): comment-line heartbeat period, and the drain frame's retry hint. */
   events: { heartbeatMs: number; drainRetryAfterMs: number };
+  jobs: { heartbeatS: number; superviseS: number; pollS: number; concurrency: number; retryLimit: number };
   keyEncryptionKey: string | undefined;
   attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
@@ -188,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     replicas: e.REPLICAS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, drainRetryAfterMs: e.EVENTS_DRAIN_RETRY_AFTER_MS },
+    jobs: { heartbeatS: e.JOBS_HEARTBEAT_S, superviseS: e.JOBS_SUPERVISE_S, pollS: e.JOBS_POLL_S, concurrency: e.JOBS_CONCURRENCY, retryLimit: e.JOBS_RETRY_LIMIT },
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
     attachments: {
       maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,

@@ -4,14 +4,41 @@
  * into LLM_UNAVAILABLE once ChatOpenAI's own bounded retries are spent.
  * @module
  */
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { isGraphInterrupt } from '@langchain/langgraph';
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { getConfig, isGraphInterrupt } from '@langchain/langgraph';
+import { z } from 'zod';
 import { createMiddleware } from 'langchain';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { contentText } from './events.ts';
 import { rankExternalTools } from './select-external.ts';
 import { getToolsForQuery, selectionQuery, type Embedder, type ToolInfo, type Turn } from './select-tools.ts';
-import { CONTEXT_KEY, type ToolContext } from './tools/context.ts';
+import { policyRefusal, toolAllowed } from './tool-policy.ts';
+import { CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
+
+/** The run's context (tools/context.ts) from the middleware's runtime, else the ambient config. */
+function runContext(runtime: { configurable?: Record<string, unknown> } | undefined): Partial<ToolContext> {
+  const fromRuntime = runtime?.configurable?.[CONTEXT_KEY];
+  if (fromRuntime) return fromRuntime as ToolContext;
+  try {
+    return (getConfig()?.configurable?.[CONTEXT_KEY] as ToolContext | undefined) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Stands in for a tool the run's policy refuses: it runs through the tool node like the real one
+ * (so the call shows as a tool start and a FORBIDDEN tool error in the run's events and trace),
+ * but does nothing.
+ */
+function refusingTool(name: string, message: string) {
+  return tool(
+    async (_args: unknown, runtime: { toolCallId?: string; toolCall?: { id?: string } }) =>
+      new ToolMessage({ tool_call_id: runtime.toolCallId ?? runtime.toolCall?.id ?? 'unknown', name, status: 'error', content: errorContent('FORBIDDEN', message), artifact: { code: 'FORBIDDEN' } }),
+    { name, description: 'Refused by the run tool_policy.', schema: z.object({}).passthrough() },
+  );
+}
 
 /** A human message's own words: its text, or its first text part (the parts after it are attachments). */
 function userWords(content: unknown): string {
@@ -51,16 +78,29 @@ export function createAgentMiddleware(options: AgentMiddlewareOptions) {
       const names = await getToolsForQuery(query, options.prefetchAvailable ?? false, options.embed, options.catalog);
       const external = options.external?.() ?? [];
       names.push(...(await rankExternalTools(query, external, options.externalTopN ?? 5, options.embed)));
-      // A tool the policy denies this user is never offered (its call would be refused anyway).
-      const ctx = request.runtime?.configurable?.[CONTEXT_KEY] as ToolContext | undefined;
-      const denied = (name: string) => ctx?.policy(name).action === 'deny';
-      const tools = request.tools.filter((t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name) && !denied(t.name));
+      const ctx = runContext(request.runtime as never);
+      // Offered: what the run's tool_policy allows (headless runs; a refused schema never reaches
+      // the model) and the tool policy does not deny this user (its call would be refused anyway).
+      const denied = (name: string) => ctx.policy?.(name).action === 'deny';
+      const tools = request.tools.filter(
+        (t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name) && toolAllowed(ctx.toolPolicy, t.name) && !denied(t.name),
+      );
+      // The caller's system messages (headless runs) go before the agent's own.
+      const systemMessage = ctx.callerSystem ? new SystemMessage(`${ctx.callerSystem}\n\n${contentText(request.systemMessage.content)}`) : request.systemMessage;
       try {
-        return await handler({ ...request, tools });
+        return await handler({ ...request, tools, systemMessage });
       } catch (error) {
         if (isGraphInterrupt(error) || isAbort(error) || isAirlockError(error)) throw error;
         throw new AirlockError('LLM_UNAVAILABLE', undefined, { cause: error });
       }
+    },
+    // Second enforcement point: a call the policy refuses never reaches the real tool (a model may
+    // name a tool it was not offered; a resumed run applies the policy stored with it).
+    wrapToolCall: async (request, handler) => {
+      const { toolPolicy } = runContext(request.runtime as never);
+      const name = request.toolCall.name;
+      if (!toolPolicy || toolAllowed(toolPolicy, name)) return handler(request);
+      return handler({ ...request, tool: refusingTool(name, policyRefusal(toolPolicy, name).message) as never });
     },
   });
 }

@@ -16,6 +16,7 @@ import { createAgentGraph } from './graph.ts';
 import type { McpToolSource } from './mcp/index.ts';
 import type { ModelSettings } from './model.ts';
 import type { Embedder } from './select-tools.ts';
+import type { ToolPolicy } from './tool-policy.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
 import { claimString, tokenClaims } from './token-claims.ts';
 import { ALL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
@@ -60,6 +61,9 @@ export interface RunInput {
   userToken: string;
   conversationId: string;
   signal?: AbortSignal;
+  /** The run's tool policy and the caller's system text (headless runs; see ToolContext). */
+  toolPolicy?: ToolPolicy | null;
+  callerSystem?: string | null;
 }
 
 export interface ResumeInput {
@@ -69,6 +73,8 @@ export interface ResumeInput {
   userToken: string;
   conversationId: string;
   signal?: AbortSignal;
+  toolPolicy?: ToolPolicy | null;
+  callerSystem?: string | null;
 }
 
 export interface AgentRuntime {
@@ -148,7 +154,13 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   /** Names of every tool the graph can execute (built-in and MCP). */
   const toolNames = () => [...(options.builtinTools === false ? [] : ALL_TOOLS.map((t) => t.name)), ...(options.mcp?.builtinActions().keys() ?? [])];
 
-  async function runConfig(input: { threadId: string; userToken: string; conversationId: string }): Promise<{ config: RunnableConfig; decide: Decide }> {
+  async function runConfig(input: {
+    threadId: string;
+    userToken: string;
+    conversationId: string;
+    toolPolicy?: ToolPolicy | null;
+    callerSystem?: string | null;
+  }): Promise<{ config: RunnableConfig; decide: Decide }> {
     const decide = await policyFor(input.userToken);
     const context: ToolContext = {
       apiUrl: options.apiUrl().replace(/\/+$/, ''),
@@ -159,6 +171,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       fetch: doFetch,
       policy: decide,
       audit: options.audit,
+      toolPolicy: input.toolPolicy ?? null,
+      callerSystem: input.callerSystem ?? null,
     };
     return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide };
   }

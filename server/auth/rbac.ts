@@ -1,7 +1,7 @@
 /**
  * Roles and permissions: one table, pure functions.
  * viewer = every `:read`; operator = viewer + maintenance:write, tasks:write; admin = operator +
- * deployments:write (and audit:read).
+ * deployments:write (and audit:read, approvals:decide).
  * @module
  */
 
@@ -19,6 +19,8 @@ export const PERMISSIONS = [
   'tasks:read',
   'tasks:write',
   'audit:read',
+  // Deciding another user's approval through the headless API (issue 11); the requester always may.
+  'approvals:decide',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -27,7 +29,7 @@ const READ: Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read') && p !=
 const ROLE_PERMISSIONS: Record<UserRole, ReadonlySet<Permission>> = {
   viewer: new Set(READ),
   operator: new Set([...READ, 'maintenance:write', 'tasks:write']),
-  admin: new Set([...READ, 'maintenance:write', 'tasks:write', 'deployments:write', 'audit:read']),
+  admin: new Set([...READ, 'maintenance:write', 'tasks:write', 'deployments:write', 'audit:read', 'approvals:decide']),
 };
 
 export function isUserRole(value: unknown): value is UserRole {

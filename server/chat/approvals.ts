@@ -25,7 +25,7 @@ export interface ResolvedApproval {
  */
 export async function decideApprovals(
   db: Queryable,
-  turn: { conversationId: string; userId: string; action: ChatAction | null; approvalId: string | null; now: () => Date },
+  turn: { conversationId: string; userId: string; action: ChatAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null },
 ): Promise<ResolvedApproval[]> {
   const pending = await listPendingApprovals(db, turn.conversationId);
   if (turn.action && pending.length === 0) return [];
@@ -33,7 +33,7 @@ export async function decideApprovals(
   if (!selection.ok) throw new AirlockError(selection.code, selection.message);
   const resolved: ResolvedApproval[] = [];
   for (const { id, resolution } of selection.resolve) {
-    const row = await resolveApproval(db, { id, userId: turn.userId, status: resolution.outcome, reason: resolution.reason, now: turn.now() });
+    const row = await resolveApproval(db, { id, userId: turn.userId, status: resolution.outcome, reason: resolution.reason, now: turn.now(), decidedBy: turn.decidedBy, note: turn.note });
     if (row) resolved.push({ approvalId: row.id, result: resolution.result });
   }
   return resolved;

@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { agUiRoutes } from '../ag-ui/index.ts';
+import { createHeadless, V1_PREFIX } from '../api/v1/index.ts';
 import { createEngine, PgLedger } from '../engine/index.ts';
 import { eventRoutes } from '../events/index.ts';
 import { insertAudit } from '../db/audit.ts';
@@ -98,7 +99,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const uploads: UploadStorage = config.replicas ? new PgUploadStore(pool, uploadDir, uploadLimits) : new UploadStore(uploadDir, uploadLimits);
   const verifyUser = createUserTokenVerifier({ pool, config });
   const ledger = new PgLedger(pool);
+  // The headless API (/api/agent/v1, issue 11): a second transport over the same engine.
+  const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log });
   const engine = createEngine({
+    ...headless.engineHooks,
     pool,
     ledger,
     agent,
@@ -112,6 +116,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
   const runRecovery = engine.startRecovery();
   await runRecovery.ready;
+  await headless.start(engine);
   app.addHook('preClose', async () => {
     runRecovery.stop();
     engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
@@ -119,6 +124,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   app.addHook('onClose', async () => {
     // After the Gradio drain: whatever still runs is stopped and commits its end.
     await engine.shutdown();
+    await headless.stop();
     await ledger.close();
   });
   const handler = createChatHandler({ engine });
@@ -128,6 +134,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const orphanError = { title: 'SERVICE_UNAVAILABLE', message: 'The server running this request stopped; please retry.' };
   const bus = config.replicas ? await PgSessionBus.start({ pool, log: app.log, orphanMessage: (eventId) => orphanCompletion(eventId, orphanError) }) : undefined;
   if (bus) app.addHook('onClose', async () => bus.close());
+  await app.register(headless.routes, { prefix: V1_PREFIX });
   await app.register(eventRoutes, {
     pool,
     ledger,

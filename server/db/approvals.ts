@@ -111,13 +111,16 @@ export async function listPendingApprovals(q: Queryable, conversationId: string)
  */
 export async function resolveApproval(
   q: Queryable,
-  r: { id: string; userId: string; status: Exclude<ApprovalStatus, 'pending'>; reason: string; now: Date },
+  r: { id: string; userId: string; status: Exclude<ApprovalStatus, 'pending'>; reason: string; now: Date; decidedBy?: string | null; note?: string | null },
 ): Promise<Approval | null> {
+  // resolved_by: who decided (the requester, or a user with approvals:decide via the headless API);
+  // an expiry is decided by nobody.
   const { rows } = await q.query<ApprovalRow>(
-    `UPDATE approvals SET status = $3, reason = $4, resolved_at = $5, resolved_by = $2
+    `UPDATE approvals SET status = $3, reason = $4, resolved_at = $5,
+       resolved_by = CASE WHEN $3 = 'expired' THEN NULL ELSE COALESCE($6, $2) END, decision_note = $7
      WHERE id = $1 AND requested_by = $2 AND status = 'pending'
      RETURNING *`,
-    [r.id, r.userId, r.status, r.reason, r.now],
+    [r.id, r.userId, r.status, r.reason, r.now, r.decidedBy ?? null, r.note ?? null],
   );
   return rows[0] ? toApproval(rows[0]) : null;
 }

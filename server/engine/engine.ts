@@ -25,7 +25,7 @@ import { RunHub } from './run-hub.ts';
 import { checkTurnInput, replayDecision, requestConflict, requestHash } from './submit-policy.ts';
 import { RunAbort, toTurnError } from './run-errors.ts';
 import { runTurn, type TurnContext, type TurnDeps } from './turn.ts';
-import type { FileStorage, TurnInput, TurnUser } from './types.ts';
+import type { FileStorage, TurnInput, TurnSetup, TurnUser } from './types.ts';
 
 export interface EngineOptions {
   pool: Pool;
@@ -45,6 +45,13 @@ export interface EngineOptions {
   prepareAttachments?: TurnDeps['prepareAttachments'];
   /** Where runs are measured (default: the process's Prometheus registry). */
   metrics?: Metrics;
+  /**
+   * Called once per turn, after the conversation lease is taken and before the run row exists:
+   * the headless API links the turn to its run and returns the run's stored tool policy (so a
+   * resume through /chat applies it too). A throw refuses the turn.
+   */
+  onApprovalsOpened?: TurnDeps['onApprovalsOpened'];
+  prepareTurn?: (turn: { runId: string; conversationId: string; userId: string; requestId: string; action: TurnInput['action']; fresh: boolean }) => Promise<TurnSetup | void>;
 }
 
 /** A run as a follower sees it. */
@@ -71,7 +78,7 @@ export function createEngine(options: EngineOptions) {
   const { pool, ledger } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
-  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments };
+  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened };
   const runs = new Map<string, LocalRun>();
   /** Set when the process starts closing: a cancel from then on is the shutdown's. */
   let closing = false;
@@ -116,7 +123,7 @@ export function createEngine(options: EngineOptions) {
     };
   }
 
-  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean, submittedAt: number): void {
+  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean, setup: TurnSetup, submittedAt: number): void {
     const controller = new AbortController();
     const hub = new RunHub(run.id, run.conversationId);
     const renew = setInterval(() => {
@@ -127,7 +134,7 @@ export function createEngine(options: EngineOptions) {
       let failure: unknown;
       try {
         const observed = { submittedAt, firstToken: false };
-        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh })) {
+        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh, setup })) {
           hub.publish(event);
           observe(metrics, observed, event);
           if (event.kind === 'approval.resolved') observeApprovalWait(event.payload.approval_id, event.payload.result);
@@ -183,13 +190,20 @@ export function createEngine(options: EngineOptions) {
       const fresh = !input.conversationId;
       const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS);
       if (!lease) throw new AirlockError('CONVERSATION_BUSY');
+      let setup: TurnSetup = {};
+      try {
+        setup = (await options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action, fresh })) ?? {};
+      } catch (error) {
+        await lease.release().catch(() => {});
+        throw error;
+      }
       const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
       if (!run) {
         // A concurrent submit with the same request_id won the insert: follow its run.
         await lease.release();
         return replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash);
       }
-      start(run, user, { ...input, storedPaths }, lease, fresh, submittedAt);
+      start(run, user, { ...input, storedPaths }, lease, fresh, setup, submittedAt);
       return handle(run, false);
     },
 

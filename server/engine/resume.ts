@@ -5,6 +5,7 @@
  * @module
  */
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
+import type { ToolPolicy } from '../agent/tool-policy.ts';
 import type { OwedResume } from '../chat/approvals.ts';
 import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import type { Pool } from '../db/index.ts';
@@ -14,6 +15,8 @@ export interface ResumeContext {
   userToken: string;
   conversationId: string;
   signal: AbortSignal;
+  toolPolicy?: ToolPolicy | null;
+  callerSystem?: string | null;
 }
 
 /** Resumes the paused batch with its decisions, marking them resumed once the graph is past the pause. */

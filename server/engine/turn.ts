@@ -27,7 +27,7 @@ import type { Ledger } from './ledger.ts';
 import { concatUnlessPaused, resumeOwed, startEarly, stillPending } from './resume.ts';
 import { RunAbort, toTurnError } from './run-errors.ts';
 import { Transcript } from './transcript.ts';
-import type { TurnInput, TurnUser } from './types.ts';
+import type { TurnInput, TurnSetup, TurnUser } from './types.ts';
 
 export interface TurnDeps {
   pool: Pool;
@@ -38,6 +38,8 @@ export interface TurnDeps {
   log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** Reads and frames a message's files for the model (chat/attachments.ts); default: none are read. */
   prepareAttachments?: PrepareChatAttachments;
+  /** Told after a pause committed its approvals (the headless API schedules their expiry). */
+  onApprovalsOpened?: (approvals: Array<{ approvalId: string; expiresAt: Date }>) => void;
   /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits). */
   pendingWrites?: { defer(label: string, write: () => Promise<void>): void };
 }
@@ -54,6 +56,8 @@ export interface TurnContext {
   lease: ConversationLease;
   /** The conversation was created by this submit: nothing can be pending or owed in it yet. */
   fresh?: boolean;
+  /** The run's tool policy and the caller's system text (EngineOptions.prepareTurn). */
+  setup?: TurnSetup;
 }
 
 
@@ -83,13 +87,13 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     // Most turns find nothing pending: skip the transaction (time to first token); a new
     // conversation skips even the lookups.
     if (!ctx.fresh && (await listPendingApprovals(deps.pool, conversationId)).length > 0) yield* await commit(async (tx) => {
-      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now });
+      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });
     const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now);
 
-    const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal };
+    const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
     let events: AsyncIterable<AgentEvent>;
     if (input.action) {
       if (!owed && resolved.length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
@@ -155,13 +159,16 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
           break;
         case 'approval_required': {
           if (!inToolRound) turns++;
-          yield* await commit(async (tx) => {
+          let opened: Awaited<ReturnType<typeof openApprovals>> = [];
+          const committed = await commit(async (tx) => {
             const drafts = answerDraft(runId, transcript.answerText);
-            const opened = await openApprovals(tx, { conversationId, userId: ctx.user.userId, pending: event.approvals, timeoutS: deps.approvalTimeoutS, now: deps.now });
+            opened = await openApprovals(tx, { conversationId, userId: ctx.user.userId, pending: event.approvals, timeoutS: deps.approvalTimeoutS, now: deps.now });
             for (const approval of opened) await transcript.approvalRequested(approval, tx);
             const paused = await settle(tx, { status: 'paused', stopReason: 'approval_required' }, opened[0]?.expiresAt);
             return [...drafts, ...opened.map((a) => approvalRequestedDraft(runId, a)), ...paused];
           });
+          deps.onApprovalsOpened?.(opened.map((a) => ({ approvalId: a.approvalId, expiresAt: a.expiresAt })));
+          yield* committed;
           return;
         }
       }

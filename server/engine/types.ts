@@ -3,6 +3,7 @@
  * for, and the storage that says whether an attached file is one of ours.
  * @module
  */
+import type { ToolPolicy } from '../agent/tool-policy.ts';
 
 export type TurnAction = 'confirm' | 'deny';
 
@@ -24,6 +25,19 @@ export interface TurnInput {
   requestId: string | null;
   /** Which pending approval a confirm or deny decides; null: the only one pending. */
   approvalId: string | null;
+  /**
+   * Who decides, when not the requester the turn runs as (the headless approvals API: a user with
+   * approvals:decide), and the reason they gave. Recorded on the approval row.
+   */
+  decidedBy?: string | null;
+  decisionNote?: string | null;
+}
+
+/** What a transport attaches to a turn before it starts (the headless API: the run's stored policy). */
+export interface TurnSetup {
+  toolPolicy?: ToolPolicy | null;
+  /** The caller's system messages, put before the agent's own. */
+  callerSystem?: string | null;
 }
 
 export interface TurnUser {

@@ -73,6 +73,21 @@ export const FUZZ_ROUTES: FuzzRoute[] = [
   route('POST', `${G}/login`, { body: ['username', 'password'] }),
   route('POST', `${G}/gradio_api/mcp/`, { body: ['jsonrpc', 'id', 'method', 'params'] }),
   route('GET', `${G}/gradio_api/mcp/schema`),
+  // Issue 11: the headless agent API.
+  ...(['/api/agent/v1/chat/completions', '/api/agent/v1/runs'] as const).map((path) =>
+    route('POST', path, { body: ['messages', 'stream', 'session_id', 'user_key', 'tool_policy', 'metadata'] }),
+  ),
+  route('GET', '/api/agent/v1/runs', { query: ['limit', 'status'] }),
+  route('GET', '/api/agent/v1/runs/:id'),
+  route('GET', '/api/agent/v1/runs/:id/events', { query: ['after_sequence', 'limit'] }),
+  route('POST', '/api/agent/v1/runs/:id/cancel'),
+  route('GET', '/api/agent/v1/traces', { query: ['limit'] }),
+  route('GET', '/api/agent/v1/traces/:id'),
+  route('GET', '/api/agent/v1/traces/:id/events', { query: ['after_sequence', 'limit'] }),
+  route('GET', '/api/agent/v1/approvals', { query: ['status', 'limit'] }),
+  route('GET', '/api/agent/v1/approvals/:id'),
+  route('POST', '/api/agent/v1/approvals/:id/approve', { body: ['reason'] }),
+  route('POST', '/api/agent/v1/approvals/:id/deny', { body: ['reason'] }),
   route('POST', `${G}/gradio_api/mcp/messages/`, { query: ['sessionId'], body: ['jsonrpc', 'id', 'method', 'params'] }),
   // Issue 13: AG-UI (RunAgentInput).
   route('POST', '/api/agent/ag-ui', { body: ['threadId', 'runId', 'messages', 'resume', 'tools', 'context', 'state', 'forwardedProps'] }),

@@ -81,4 +81,20 @@ describe('split roles behind nginx', () => {
     const onApi = await fetch(`${api.url}/api/agent/ag-ui`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
     expect(onApi.status).toBe(404); // not the api's
   });
+
+  it('serves the headless API (a streamed completion, the runs list) from the gateway through nginx', async () => {
+    const token = await login(nginx.url, 'viewer');
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const res = await fetch(`${nginx.url}/api/agent/v1/chat/completions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ messages: [{ role: 'user', content: "what's the health of payments-api" }], stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('event: session_start');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const runs = await (await fetch(`${nginx.url}/api/agent/v1/runs`, { headers })).json();
+    expect(runs.runs[0]).toMatchObject({ status: 'completed', user_key: 'demo:viewer' });
+  });
 });

@@ -9,6 +9,7 @@ import type { AuditEntry } from '../../db/audit.ts';
 import { AirlockError } from '../../errors.ts';
 import type { PolicyDecision, ToolAction } from '../../policy/index.ts';
 import type { ServiceTokenProvider } from '../service-token.ts';
+import type { ToolPolicy } from '../tool-policy.ts';
 
 export interface ToolContext {
   /** Backend API base URL (no trailing slash). */
@@ -27,6 +28,10 @@ export interface ToolContext {
   policy: (tool: string, builtin?: ToolAction) => PolicyDecision;
   /** Writes the audit row of a call the gateway refused itself (policy deny): the api never saw it. */
   audit?: (entry: AuditEntry) => Promise<void>;
+  /** The run's tool policy (headless runs, tool-policy.ts); absent: every tool. */
+  toolPolicy?: ToolPolicy | null;
+  /** The caller's system messages (headless runs), put before the agent's own system prompt. */
+  callerSystem?: string | null;
 }
 
 export const CONTEXT_KEY = 'airlock';

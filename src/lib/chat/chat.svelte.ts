@@ -37,6 +37,8 @@ export class ChatState {
   #owns = $state(false);
   #options: ChatStateOptions;
   #run: ChatRun | null = null;
+  /** The signal of the watch() following the conversation's event stream, if any. */
+  #watching: AbortSignal | null = null;
   #runToken = 0;
   #tokens: FrameBatch<WireChatMessage>;
   #sending = false;
@@ -111,23 +113,43 @@ export class ChatState {
   /**
    * Follows a run this tab did not start (another tab's, or the one a reload left running), live
    * and read-only: the answer continues in place. Ends with the run; the gate's release then
-   * reloads the stored truth. `'pause'` follows a paused run instead: whoever answers its
+   * reloads the stored truth. `pause` follows a paused run instead: whoever answers its
    * approval (another tab, the approvals API, expiry), the card resolves here and the resumed
    * answer streams in.
    */
-  async watch(signal: AbortSignal, what: 'run' | 'pause' = 'run'): Promise<void> {
-    if (what === 'run') await this.reload(); // a fresh page and the ledger seq it reflects
+  async watch(signal: AbortSignal, options: { pause?: boolean } = {}): Promise<void> {
+    // One live follower at a time (the gate's and a pause's may both ask): a second would repeat
+    // frames. One whose signal was aborted is ending and reads nothing more.
+    if (this.#watching && !this.#watching.aborted) return;
+    this.#watching = signal;
+    try {
+      await this.#watch(signal, options.pause ?? false);
+    } finally {
+      if (this.#watching === signal) this.#watching = null;
+    }
+  }
+
+  /**
+   * `pause`: the view already shows everything up to the pause (the card is on screen), so only
+   * the ledger position is fetched and the view is left as it is (#catchUp); what follows is a
+   * decision made elsewhere (another tab or browser, the headless approvals API, the expiry) and
+   * the resumed answer.
+   */
+  async #watch(signal: AbortSignal, pause: boolean): Promise<void> {
+    const ownRuns = this.#runToken;
+    if (!pause) await this.reload(); // a fresh page and the ledger seq it reflects
     else if (!(await this.#catchUp())) return;
     const id = this.#conversationId;
-    if (!id || this.busy || this.#ledgerSeq === null || signal.aborted) return;
+    // A submit of this tab from here on is its own run: the stream's copy of it is not applied.
+    if (!id || this.busy || this.#ledgerSeq === null || signal.aborted || this.#runToken !== ownRuns) return;
     // The answer being written is in history as far as it was flushed; the stream's first
     // partial frame is the whole of it, so the stored copy gives way.
     const last = this.#view.items[this.#view.items.length - 1];
-    if (what === 'run' && last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
+    if (!pause && last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
     const toWire = new EventsToWire(id);
     try {
       for await (const frame of this.#options.api.events(id, this.#ledgerSeq, signal)) {
-        if (id !== this.#conversationId || this.#run) return;
+        if (id !== this.#conversationId || this.#run || this.#runToken !== ownRuns) return;
         if (frame.id !== undefined) this.#ledgerSeq = frame.id;
         for (const message of toWire.apply(frame)) this.#queue(message);
         if (frame.event === 'run.finished' || frame.event === 'drain') break;
@@ -135,7 +157,7 @@ export class ChatState {
     } catch {
       // A lost stream is not an error of this tab: the reload after the run shows what happened.
     } finally {
-      if (id === this.#conversationId && !this.#run) {
+      if (id === this.#conversationId && !this.#run && this.#runToken === ownRuns) {
         this.#tokens.flush();
         this.#dispatch({ type: 'ended', reason: 'complete' });
       }

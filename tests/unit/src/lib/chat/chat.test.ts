@@ -323,3 +323,45 @@ describe('ChatState.watch (a run this tab did not start)', () => {
     expect(transport.runs).toHaveLength(0); // read-only: nothing was submitted
   });
 });
+
+describe('ChatState.watch({pause: true}) (a pause decided elsewhere)', () => {
+  const card = (status: string) =>
+    stored('m2', 'assistant', '', { type: 'approval', approval_id: 'ap-1', tool: 'deploy_service', input: { service: 'checkout-api' }, prompt: 'Deploy?', expires_at: future(), timeout_s: 300, status });
+  const frames = [
+    { id: 4, event: 'approval.resolved', data: { approval_id: 'ap-1', result: 'confirmed' } },
+    { id: 5, event: 'tool.call', data: { tool: 'deploy_service', input: { service: 'checkout-api' }, tool_call_id: 't1' } },
+    { id: 6, event: 'tool.result', data: { tool: 'deploy_service', status: 'done', output: { ok: true }, tool_call_id: 't1', duration_ms: 3 } },
+    { event: 'partial', data: { token: 'Deployed.' } },
+    { id: 7, event: 'assistant.message', data: { text: 'Deployed.' } },
+    { id: 8, event: 'run.finished', data: { status: 'done' } },
+  ];
+
+  it('resolves the card shown here and streams the resumed answer, without reloading the view or submitting', async () => {
+    const transport = new FakeTransport();
+    const api = fakeApi({ c1: [stored('m1', 'user', 'deploy'), card('pending')] }, 50, { ledgerSeq: 3, frames });
+    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
+    await chat.open('c1');
+    expect(chat.pendingApproval).toMatchObject({ id: 'ap-1' });
+    await chat.watch(new AbortController().signal, { pause: true });
+    expect(api.calls).toContain('events:c1:3');
+    expect(chat.items.find((i) => i.kind === 'approval')).toMatchObject({ status: 'confirmed' });
+    expect(chat.items.filter((i) => i.kind === 'answer')).toEqual([expect.objectContaining({ text: 'Deployed.', streaming: false })]);
+    expect(chat.items.find((i) => i.kind === 'tool')).toMatchObject({ status: 'done' });
+    expect(chat.busy).toBe(false);
+    expect(transport.runs).toHaveLength(0);
+  });
+
+  it('applies nothing of the stream once this tab decides itself (its own run carries the events)', async () => {
+    const transport = new FakeTransport();
+    const api = fakeApi({ c1: [stored('m1', 'user', 'deploy'), card('pending')] }, 50, { ledgerSeq: 3, frames });
+    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
+    await chat.open('c1');
+    const watching = chat.watch(new AbortController().signal, { pause: true });
+    chat.confirm('ap-1');
+    await watching;
+    expect(transport.runs).toHaveLength(1);
+    // The card is only "deciding" (this tab's run has not answered yet): the stream's copy was not applied.
+    expect(chat.items.find((i) => i.kind === 'approval')).toMatchObject({ status: 'pending' });
+    expect(chat.items.filter((i) => i.kind === 'answer')).toHaveLength(0);
+  });
+});

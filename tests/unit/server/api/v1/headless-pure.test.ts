@@ -1,0 +1,145 @@
+/**
+ * The headless API's pure parts, from tables: status mapping, tool policy, visibility, request
+ * parsing, the event projection and replay paging.
+ */
+import { describe, expect, it } from 'vitest';
+import { policyRefusal, toolAllowed } from '../../../../../server/agent/tool-policy.ts';
+import { durableEvents, ledgerBody, liveBody, pageEvents } from '../../../../../server/api/v1/agent-events.ts';
+import { mergeTokens } from '../../../../../server/api/v1/completions.ts';
+import { assertUserKey, canDecide, canSee, userKeyOf, type V1Caller } from '../../../../../server/api/v1/identity.ts';
+import { jobSchemaFor } from '../../../../../server/api/v1/job-queue.ts';
+import { runStatus } from '../../../../../server/api/v1/run-status.ts';
+import { parseRunRequest } from '../../../../../server/api/v1/schemas.ts';
+import type { LedgerEvent } from '../../../../../server/engine/index.ts';
+
+describe('runStatus', () => {
+  const table: Array<[string, string | null, string]> = [
+    ['queued', null, 'queued'],
+    ['queued', 'failed', 'queued'], // a retry is on its way
+    ['cancelled', null, 'cancelled'],
+    ['cancelled', 'done', 'cancelled'],
+    ['failed', null, 'failed'],
+    ['running', null, 'running'],
+    ['running', 'running', 'running'],
+    ['running', 'paused', 'awaiting_approval'],
+    ['running', 'done', 'completed'],
+    ['running', 'failed', 'failed'],
+    ['running', 'cancelled', 'cancelled'],
+  ];
+  for (const [row, turn, expected] of table) {
+    it(`row ${row}, turn ${turn} -> ${expected}`, () => {
+      expect(runStatus({ rowStatus: row as never, lastTurn: turn ? { status: turn as never } : null })).toBe(expected);
+    });
+  }
+});
+
+describe('toolAllowed', () => {
+  const table: Array<[unknown, string, boolean]> = [
+    [null, 'deploy_service', true],
+    [{ mode: 'none' }, 'check_health', false],
+    [{ mode: 'allowlist', allowedTools: ['check_health'] }, 'check_health', true],
+    [{ mode: 'allowlist', allowedTools: ['check_health'] }, 'deploy_service', false],
+    [{ mode: 'allowlist', allowedTools: [] }, 'check_health', false],
+  ];
+  for (const [policy, tool, expected] of table) {
+    it(`${JSON.stringify(policy)} ${tool} -> ${expected}`, () => expect(toolAllowed(policy as never, tool)).toBe(expected));
+  }
+  it('says why a call was refused', () => {
+    expect(policyRefusal({ mode: 'none' }, 'x').message).toContain('allows no tools');
+    expect(policyRefusal({ mode: 'allowlist', allowedTools: [] }, 'x').message).toContain('allowed_tools');
+  });
+});
+
+describe('visibility and deciding', () => {
+  const caller = (role: string, tenant = 'demo', userId = 'u1'): V1Caller =>
+    ({ userId, username: 'u', role, tenant, userKey: userKeyOf(tenant, 'u'), userToken: 't', authProvider: 'user_token' }) as V1Caller;
+  const table: Array<[V1Caller, { tenant: string; userId: string }, boolean]> = [
+    [caller('viewer'), { tenant: 'demo', userId: 'u1' }, true],
+    [caller('viewer'), { tenant: 'demo', userId: 'u2' }, false],
+    [caller('operator'), { tenant: 'demo', userId: 'u2' }, false],
+    [caller('admin'), { tenant: 'demo', userId: 'u2' }, true],
+    [caller('admin'), { tenant: 'acme', userId: 'u2' }, false],
+    [caller('viewer', 'acme'), { tenant: 'demo', userId: 'u1' }, false], // same id, other tenant
+  ];
+  for (const [who, owner, expected] of table) {
+    it(`${who.role}@${who.tenant} sees ${owner.userId}@${owner.tenant}: ${expected}`, () => {
+      expect(canSee(who, owner)).toBe(expected);
+      expect(canDecide(who, { tenant: owner.tenant, requestedBy: owner.userId })).toBe(expected);
+    });
+  }
+  it('user_key must be the caller\'s own', () => {
+    expect(() => assertUserKey(caller('viewer'), undefined)).not.toThrow();
+    expect(() => assertUserKey(caller('viewer'), 'demo:u')).not.toThrow();
+    expect(() => assertUserKey(caller('viewer'), 'demo:admin')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(() => assertUserKey(caller('viewer'), 'acme:u')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+});
+
+describe('parseRunRequest', () => {
+  it('takes the last user message, joins system messages, normalises the policy', () => {
+    const r = parseRunRequest({
+      messages: [{ role: 'system', content: 'A' }, { role: 'user', content: 'first' }, { role: 'system', content: [{ type: 'text', text: 'B' }] }, { role: 'user', content: ' second ' }],
+      tool_policy: { mode: 'allowlist', allowed_tools: ['x', 'x', 'y'], scope: { mode: 'hard' } },
+      metadata: { run_id: '00000000-0000-4000-8000-000000000001', caller: 'pska' },
+      model: 'ignored',
+    });
+    expect(r).toMatchObject({ text: 'second', system: 'A\n\nB', toolPolicy: { mode: 'allowlist', allowedTools: ['x', 'y'] }, runId: '00000000-0000-4000-8000-000000000001', stream: false });
+  });
+  const bad: unknown[] = [null, {}, { messages: [] }, { messages: [{ role: 'user', content: '' }] }, { messages: [{ role: 'robot', content: 'x' }] }, { messages: [{ role: 'user', content: 'x' }], metadata: { run_id: 'abc' } }, { messages: [{ role: 'user', content: 'x' }], tool_policy: { mode: 'allowlist' } }];
+  for (const body of bad) {
+    it(`refuses ${JSON.stringify(body)}`, () => expect(() => parseRunRequest(body)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' })));
+  }
+});
+
+const RUN = '00000000-0000-4000-8000-0000000000aa';
+const at = '2026-01-01T00:00:00.000Z';
+const ev = (seq: number, kind: string, payload: Record<string, unknown>): LedgerEvent => ({ seq, kind, payload: { run_id: RUN, ...payload }, conversation_id: 'c', run_id: RUN, created_at: at }) as LedgerEvent;
+
+describe('event projection', () => {
+  const table: Array<[LedgerEvent, string | null]> = [
+    [ev(1, 'user.message', { request_id: 'r', text: 'hi', files: [] }), null],
+    [ev(2, 'tool.call', { tool_call_id: 'c1', tool: 'check_health', input: { service: 'a' } }), 'tool_call'],
+    [ev(3, 'tool.result', { tool_call_id: 'c1', tool: 'check_health', status: 'done', output: { ok: true }, duration_ms: 3 }), 'tool_result'],
+    [ev(4, 'assistant.message', { text: 'answer' }), 'token'],
+    [ev(5, 'assistant.message', { text: '' }), null],
+    [ev(6, 'assistant.message', { text: 'part', error: { code: 'LLM_UNAVAILABLE', detail: 'down' } }), 'error'],
+    [ev(7, 'approval.requested', { approval_id: RUN, tool: 'deploy_service', input: {}, prompt: 'Deploy?', expires_at: at, timeout_s: 300 }), 'ask_user'],
+    [ev(8, 'approval.resolved', { approval_id: RUN, result: 'expired' }), 'approval_resolved'],
+    [ev(9, 'run.finished', { status: 'paused', turns: 1, duration_ms: 5, stop_reason: 'approval_required', error_code: null }), 'session_end'],
+  ];
+  for (const [event, type] of table) {
+    it(`${event.kind} -> ${type}`, () => expect(ledgerBody(event, { live: false })?.type ?? null).toBe(type));
+  }
+  it('live: answer text came as token deltas, so a committed answer is not repeated', () => {
+    expect(liveBody(ev(4, 'assistant.message', { text: 'answer' }))).toBeNull();
+    expect(liveBody({ kind: 'partial', payload: { run_id: RUN, token: 'an' } })).toMatchObject({ type: 'token', content: 'an' });
+  });
+  it('maps statuses and ask_user fields', () => {
+    expect(ledgerBody(table[8][0], { live: false })).toMatchObject({ status: 'awaiting_approval' });
+    expect(ledgerBody(table[6][0], { live: false })).toMatchObject({ approval_request_id: RUN, metadata: { request_id: RUN, timeout_seconds: 300, expires_at: at } });
+  });
+  it('numbers durable events from 1 after session_start, and pages them', () => {
+    const events = durableEvents({ runId: RUN, sessionId: 'c' }, { createdAt: new Date(at), text: 'hi', userKey: 'demo:u', metadata: {} }, table.map(([e]) => e));
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(events[0]).toMatchObject({ type: 'session_start', event_id: `${RUN}:1`, schema: 'fastreact.agent_event.v1' });
+    expect(pageEvents(events, 0, 3)).toMatchObject({ count: 3, total_event_count: events.length, next_after_sequence: 3, has_more: true });
+    expect(pageEvents(events, events.length - 1, 3)).toMatchObject({ count: 1, next_after_sequence: events.length, has_more: false });
+    expect(pageEvents(events, events.length, 3)).toMatchObject({ count: 0, next_after_sequence: events.length, has_more: false });
+  });
+  it('merges token deltas and renumbers', () => {
+    const base = durableEvents({ runId: RUN, sessionId: 'c' }, { createdAt: new Date(at), text: 'hi', userKey: 'demo:u', metadata: {} }, []);
+    const tok = (content: string, sequence: number) => ({ ...base[0], type: 'token', content, sequence });
+    expect(mergeTokens([base[0], tok('a', 2), tok('b', 3), { ...base[0], type: 'session_end', sequence: 4 }]).map((e) => [e.type, e.sequence, e.content])).toEqual([
+      ['session_start', 1, 'hi'],
+      ['token', 2, 'ab'],
+      ['session_end', 3, 'hi'],
+    ]);
+  });
+});
+
+describe('jobSchemaFor', () => {
+  it('gives each database schema its own queue schema', () => {
+    expect(jobSchemaFor('public')).toBe('pgboss');
+    expect(jobSchemaFor('t_abc')).toBe('t_abc_pgboss');
+  });
+});
