@@ -1,15 +1,15 @@
 /**
  * Who calls a control-plane route of `/api/agent/v1` (policy, metrics, readiness): a user token,
  * or the service token (aud airlock:service) with, optionally, the user it acts for in
- * `X-User-JWT`. The token's `typ` header picks the verifier (each checks its own audience and
+ * `X-User-JWT` (identity.ts requires that user: the runs API always acts as one). The token's `typ` header picks the verifier (each checks its own audience and
  * typ again, so a forged header only makes verification fail). Database failures are rethrown,
  * never reported as 401.
  * @module
  */
 import type { FastifyRequest } from 'fastify';
 import { decodeProtectedHeader } from 'jose';
-import { bearerToken, isAuthError, TOKEN_KINDS, type VerifiedService, type VerifiedUser } from '../../auth/index.ts';
-import { AirlockError } from '../../errors.ts';
+import { bearerToken, TOKEN_KINDS, type VerifiedService, type VerifiedUser } from '../../auth/index.ts';
+import { onBehalfToken, unauthorized } from './identity.ts';
 
 export interface Verifiers {
   verifyUser(token: string): Promise<VerifiedUser>;
@@ -20,11 +20,6 @@ export interface Verifiers {
 export interface Caller {
   service: VerifiedService | null;
   user: VerifiedUser | null;
-}
-
-function unauthorized(message: string, error?: unknown): AirlockError {
-  if (error !== undefined && !isAuthError(error)) throw error;
-  return new AirlockError('UNAUTHORIZED', message, { cause: error });
 }
 
 async function verified<T>(verify: (t: string) => Promise<T>, token: string, message: string): Promise<T> {
@@ -50,8 +45,7 @@ export async function authenticateCaller(request: FastifyRequest, verifiers: Ver
   if (!token) throw unauthorized(wanted);
   if (typOf(token) === TOKEN_KINDS.service.typ) {
     const service = await verified(verifiers.verifyService, token, 'The service token is not valid.');
-    const header = request.headers['x-user-jwt'];
-    const userToken = typeof header === 'string' ? (bearerToken(header) ?? header.trim()) : '';
+    const userToken = onBehalfToken(request);
     const user = userToken ? await verified(verifiers.verifyUser, userToken, 'The X-User-JWT token is not valid.') : null;
     return { service, user };
   }

@@ -10,7 +10,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../../db/agent-runs.ts';
 import type { LiveEvent } from '../../engine/index.ts';
 import { AirlockError, isAirlockError } from '../../errors.ts';
-import { sseFrame } from '../../events/sse-format.ts';
+import { openSseResponse, sseFrame } from '../../events/index.ts';
 import { AGENT_EVENT_SCHEMA, envelope, liveBody, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
@@ -81,15 +81,7 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
       };
     }
 
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-run-id': run.id,
-    });
+    const res = openSseResponse(reply, { 'x-run-id': run.id });
     const write = (chunk: string) => void (res.writableEnded || res.destroyed || res.write(chunk));
     let sequence = 0;
     const send = (event: AgentEventV1) => write(sseFrame({ event: event.type, data: event }));

@@ -18,14 +18,22 @@ export function v1ErrorBody(error: AirlockError): V1ErrorBody {
   return { type: 'error', ...toErrorBody(error) };
 }
 
-/** Sets the v1 error handler and not-found handler on the (encapsulated) v1 plugin. */
-export function registerV1Errors(app: FastifyInstance): void {
+/** Sets the v1 error envelope for the routes of this (encapsulated) plugin scope. */
+export function useV1ErrorBodies(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const airlockError = toAirlockError(error, request.id);
     if (airlockError.code === 'INTERNAL') request.log.error({ err: error, correlationId: request.id }, 'unexpected error');
     if (airlockError.code === 'SERVICE_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_S));
     reply.status(airlockError.status).send(v1ErrorBody(airlockError));
   });
+}
+
+/**
+ * The error envelope and the not-found handler on the v1 plugin (one prefix has one not-found
+ * handler: the other /api/agent/v1 plugins set only the envelope).
+ */
+export function registerV1Errors(app: FastifyInstance): void {
+  useV1ErrorBodies(app);
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(v1ErrorBody(new AirlockError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });

@@ -40,14 +40,14 @@ export const userKeyOf = (tenant: string, username: string): string => `${tenant
 
 const callers = new WeakMap<FastifyRequest, V1Caller>();
 
-function unauthorized(message: string, cause?: unknown): AirlockError {
+export function unauthorized(message: string, cause?: unknown): AirlockError {
   // "Could not check" (the database is down) is not "not authenticated": rethrow it for a 503.
   if (cause !== undefined && !isAuthError(cause)) throw cause;
   return new AirlockError('UNAUTHORIZED', message, { cause });
 }
 
 /** The token of X-User-JWT (with or without a `Bearer ` prefix), or null. */
-function onBehalfToken(request: FastifyRequest): string | null {
+export function onBehalfToken(request: FastifyRequest): string | null {
   const header = request.headers['x-user-jwt'];
   if (typeof header !== 'string' || !header.trim()) return null;
   return bearerToken(header) ?? header.trim();

@@ -10,7 +10,7 @@ import type { McpSourceStatus } from '../../agent/index.ts';
 import type { Queryable } from '../../db/index.ts';
 import { metricsSummary } from '../../metrics/index.ts';
 import { authenticateCaller, type Verifiers } from './caller.ts';
-import { useV1ErrorBodies } from './error-body.ts';
+import { useV1ErrorBodies } from './errors.ts';
 
 export const SERVICE_CONTRACT = 'fastreact.agent_event.v1';
 export const CONTRACT_VERSION = 'v1';

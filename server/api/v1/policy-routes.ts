@@ -13,7 +13,7 @@ import { APPROVAL_TOOLS } from '../../operations/index.ts';
 import { riskLevel, stampOf, tenantOfUser, TOOL_ACTIONS, unknownRuleTools, userKey, type PolicyRules, type PolicySubject, type ToolAction, type PolicyFile } from '../../policy/index.ts';
 import { parseInput } from '../validate.ts';
 import { authenticateCaller, type Caller, type Verifiers } from './caller.ts';
-import { useV1ErrorBodies } from './error-body.ts';
+import { useV1ErrorBodies } from './errors.ts';
 
 export interface PolicyRouteOptions {
   pool: Queryable;
