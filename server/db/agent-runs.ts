@@ -99,21 +99,11 @@ const SELECT = `
     WHERE t.run_id = a.id
   ) turns ON true`;
 
-export interface NewAgentRun {
-  id: string;
-  tenant: string;
-  userId: string;
-  username: string;
-  userKey: string;
-  sessionId: string | null;
-  mode: AgentRunMode;
-  status: AgentRunRowStatus;
-  text: string;
-  systemPrompt: string | null;
-  toolPolicy: ToolPolicy | null;
-  metadata: Record<string, unknown>;
-  authProvider: string;
-}
+/** What a new run is given; the rest (attempts, turns, timestamps) the database keeps. */
+export type NewAgentRun = Pick<
+  AgentRun,
+  'id' | 'tenant' | 'userId' | 'username' | 'userKey' | 'sessionId' | 'mode' | 'text' | 'systemPrompt' | 'toolPolicy' | 'metadata' | 'authProvider'
+> & { status: AgentRunRowStatus };
 
 /** Inserts a run; false when the id is taken (metadata.run_id given twice). */
 export async function insertAgentRun(q: Queryable, r: NewAgentRun): Promise<boolean> {
