@@ -66,7 +66,13 @@ export function ledgerBody(event: LedgerEvent, options: { live: boolean }): Body
       return { type: 'token', content: p.text, metadata: p.cancelled ? { cancelled: true } : {} };
     }
     case 'tool.call':
-      return { type: 'tool_call', tool_name: event.payload.tool, tool_args: event.payload.input, tool_call_id: event.payload.tool_call_id, metadata: {} };
+      return {
+        type: 'tool_call',
+        tool_name: event.payload.tool,
+        tool_args: event.payload.input,
+        tool_call_id: event.payload.tool_call_id,
+        metadata: event.payload.policy ? policyMetadata(event.payload.policy) : {},
+      };
     case 'tool.result': {
       const p = event.payload;
       const content = p.status === 'done' ? (typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null)) : (p.error ?? '');
@@ -81,9 +87,9 @@ export function ledgerBody(event: LedgerEvent, options: { live: boolean }): Body
       };
     }
     case 'approval.requested': {
-      // The policy decision's fields when the payload carries them (the policy file's issue);
-      // until then today's rule: built-in dangerous tools require approval.
-      const p = event.payload as typeof event.payload & { policy_scope?: string; policy_action?: string; policy_matched?: boolean };
+      // The policy decision that paused the call (server/policy); absent in events stored before
+      // the policy file existed, when the built-in rule was the only one.
+      const p = event.payload;
       return {
         type: 'ask_user',
         content: p.prompt,
@@ -95,9 +101,7 @@ export function ledgerBody(event: LedgerEvent, options: { live: boolean }): Body
           decision_level: 'danger',
           timeout_seconds: p.timeout_s,
           expires_at: p.expires_at,
-          policy_scope: p.policy_scope ?? 'builtin',
-          policy_action: p.policy_action ?? 'require_approval',
-          policy_matched: p.policy_matched ?? false,
+          ...policyMetadata(p.policy ?? { scope: 'builtin', action: 'require_approval', matched: false }),
         },
       };
     }
@@ -142,4 +146,9 @@ export function pageEvents(events: AgentEventV1[], afterSequence: number, limit:
     next_after_sequence: page.at(-1)?.sequence ?? afterSequence,
     has_more: rest.length > page.length,
   };
+}
+
+/** The seed's policy fields of an event's metadata, from the ledger's policy decision. */
+function policyMetadata(policy: { scope: string; action: string; matched: boolean }) {
+  return { policy_scope: policy.scope, policy_action: policy.action, policy_matched: policy.matched };
 }

@@ -118,6 +118,14 @@ describe('event projection', () => {
     expect(ledgerBody(table[8][0], { live: false })).toMatchObject({ status: 'awaiting_approval' });
     expect(ledgerBody(table[6][0], { live: false })).toMatchObject({ approval_request_id: RUN, metadata: { request_id: RUN, timeout_seconds: 300, expires_at: at } });
   });
+  it("carries the policy decision of the call into ask_user and tool_call (the built-in rule when the event has none)", () => {
+    const policy = { scope: 'user:demo:admin', action: 'caution' as const, matched: true };
+    expect(ledgerBody(table[6][0], { live: false })?.metadata).toMatchObject({ policy_scope: 'builtin', policy_action: 'require_approval', policy_matched: false });
+    const paused = ev(7, 'approval.requested', { approval_id: RUN, tool: 'deploy_service', input: {}, prompt: 'Deploy?', expires_at: at, timeout_s: 300, policy: { ...policy, action: 'require_approval' } });
+    expect(ledgerBody(paused, { live: false })?.metadata).toMatchObject({ policy_scope: 'user:demo:admin', policy_action: 'require_approval', policy_matched: true });
+    const call = ev(2, 'tool.call', { tool_call_id: 'c1', tool: 'check_health', input: {}, policy });
+    expect(ledgerBody(call, { live: false })?.metadata).toEqual({ policy_scope: 'user:demo:admin', policy_action: 'caution', policy_matched: true });
+  });
   it('numbers durable events from 1 after session_start, and pages them', () => {
     const events = durableEvents({ runId: RUN, sessionId: 'c' }, { createdAt: new Date(at), text: 'hi', userKey: 'demo:u', metadata: {} }, table.map(([e]) => e));
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
