@@ -5,7 +5,7 @@
  * @module
  */
 import type { AgentRuntime, ApprovalDecision, PendingApproval } from '../agent/index.ts';
-import { createApproval, listDecidedNotResumed, listPendingApprovals, markResumed, resolveApproval } from '../db/approvals.ts';
+import { createApproval, listDecidedNotResumed, listPendingApprovals, markResumed, resolveApproval, type Approval } from '../db/approvals.ts';
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 import { approvalPrompt } from '../operations/index.ts';
@@ -52,8 +52,15 @@ export interface OwedResume {
  * resumed yet. Null while one is still pending or when nothing is owed. Decisions the graph has
  * already consumed (a crash after the resume got past the pause) are marked resumed here.
  */
-export async function owedResume(db: Queryable, agent: AgentRuntime, threadId: string, now: () => Date): Promise<OwedResume | null> {
-  const decided = await listDecidedNotResumed(db, threadId);
+export async function owedResume(
+  db: Queryable,
+  agent: AgentRuntime,
+  threadId: string,
+  now: () => Date,
+  /** The thread's decided, not resumed approvals when the caller has just read them. */
+  known?: Approval[],
+): Promise<OwedResume | null> {
+  const decided = known ?? (await listDecidedNotResumed(db, threadId));
   if (decided.length === 0) return null;
   const paused = await agent.pendingApprovals(threadId);
   const live = decided.filter((d) => paused.some((p) => p.interruptId === d.interruptId));

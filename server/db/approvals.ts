@@ -138,6 +138,27 @@ export async function listDecidedNotResumed(q: Queryable, threadId?: string): Pr
   return rows.map(toApproval);
 }
 
+/**
+ * A conversation's approvals not yet consumed by the graph: the pending ones and those decided but
+ * not resumed, in one round trip (what a turn looks at before its first token).
+ */
+export async function listUnresumedApprovals(q: Queryable, conversationId: string): Promise<Approval[]> {
+  const { rows } = await q.query<ApprovalRow>(
+    `SELECT * FROM approvals WHERE conversation_id = $1 AND resumed_at IS NULL ORDER BY created_at, id`,
+    [conversationId],
+  );
+  return rows.map(toApproval);
+}
+
+/** The conversation's approval `id`, or (no id) its latest one; null when there is none. */
+export async function findApproval(q: Queryable, conversationId: string, id?: string | null): Promise<Approval | null> {
+  const { rows } = await q.query<ApprovalRow>(
+    `SELECT * FROM approvals WHERE conversation_id = $1 AND ($2::uuid IS NULL OR id = $2::uuid) ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [conversationId, id ?? null],
+  );
+  return rows[0] ? toApproval(rows[0]) : null;
+}
+
 /** Marks decisions as consumed by the graph (the resume that carried them got past the pause). */
 export async function markResumed(q: Queryable, ids: string[], now: Date): Promise<void> {
   if (ids.length === 0) return;

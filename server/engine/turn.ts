@@ -17,7 +17,8 @@ import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
 import { withReports, type PrepareChatAttachments } from '../chat/attachments.ts';
 import type { ConversationLease } from '../chat/lease.ts';
-import { listPendingApprovals, markResumed } from '../db/approvals.ts';
+import { findApproval, listUnresumedApprovals, markResumed } from '../db/approvals.ts';
+import { isUuid } from '../db/conversations.ts';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
 import { AirlockError } from '../errors.ts';
@@ -84,19 +85,22 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
 
   try {
     let resolved: ResolvedApproval[] = [];
-    // Most turns find nothing pending: skip the transaction (time to first token); a new
-    // conversation skips even the lookups.
-    if (!ctx.fresh && (await listPendingApprovals(deps.pool, conversationId)).length > 0) yield* await commit(async (tx) => {
+    // One lookup for what is pending and what is owed; most turns find neither and skip the
+    // transaction (time to first token). A new conversation skips even the lookup.
+    const unresumed = ctx.fresh ? [] : await listUnresumedApprovals(deps.pool, conversationId);
+    const pending = unresumed.some((a) => a.status === 'pending');
+    if (pending) yield* await commit(async (tx) => {
       resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });
-    const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now);
+    // After a decision, read again what is owed (it was pending a moment ago).
+    const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now, pending ? undefined : unresumed);
 
     const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
     let events: AsyncIterable<AgentEvent>;
     if (input.action) {
-      if (!owed && resolved.length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');
+      if (!owed && resolved.length === 0) throw await noApprovalToDecide(deps.pool, conversationId, input.approvalId);
       if (!owed) {
         // Other approvals of the batch still wait for their own decision: the run stays paused.
         const waiting = await stillPending(deps.pool, conversationId);
@@ -222,3 +226,13 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
 const FILES_ONLY = '(No message text: see the attached files.)';
 
 const noAttachments: PrepareChatAttachments = async () => ({ parts: [], reports: [] });
+
+/**
+ * Why a confirm or deny found nothing to decide: the approval it names (or the latest) expired —
+ * the expiry timer got there first — or there is none pending.
+ */
+async function noApprovalToDecide(db: Queryable, conversationId: string, approvalId: string | null | undefined): Promise<AirlockError> {
+  if (approvalId && !isUuid(approvalId)) return new AirlockError('APPROVAL_NOT_FOUND');
+  const approval = await findApproval(db, conversationId, approvalId);
+  return approval?.status === 'expired' ? new AirlockError('APPROVAL_EXPIRED') : new AirlockError('APPROVAL_NOT_FOUND');
+}
