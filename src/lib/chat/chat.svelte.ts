@@ -148,14 +148,33 @@ export class ChatState {
     if (!pause && last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
     const toWire = new EventsToWire(id);
     try {
-      for await (const frame of this.#options.api.events(id, this.#ledgerSeq, signal)) {
-        if (id !== this.#conversationId || this.#run || this.#runToken !== ownRuns) return;
-        if (frame.id !== undefined) this.#ledgerSeq = frame.id;
-        for (const message of toWire.apply(frame)) this.#queue(message);
-        if (frame.event === 'run.finished' || frame.event === 'drain') break;
+      // A server that drains (a restart, a replica stopping) says when to come back: reconnect
+      // after the last seq seen (Last-Event-ID), to whichever process answers, a few times.
+      for (let reconnects = 0; ; reconnects++) {
+        let retryAfterMs: number | null = null;
+        try {
+          for await (const frame of this.#options.api.events(id, this.#ledgerSeq!, signal)) {
+            if (id !== this.#conversationId || this.#run || this.#runToken !== ownRuns) return;
+            if (frame.id !== undefined) this.#ledgerSeq = frame.id;
+            for (const message of toWire.apply(frame)) this.#queue(message);
+            if (frame.event === 'run.finished') return;
+            if (frame.event === 'drain') {
+              retryAfterMs = drainDelay(frame.data);
+              break;
+            }
+          }
+        } catch (error) {
+          // A lost stream is not an error of this tab (the reload after the run shows what
+          // happened); after a drain the server may still be restarting: try again.
+          if (reconnects === 0 || signal.aborted) throw error;
+          retryAfterMs = DRAIN_RETRY_MS;
+        }
+        if (retryAfterMs === null || reconnects >= MAX_DRAIN_RECONNECTS || signal.aborted) return;
+        await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
+        toWire.reconnected();
       }
     } catch {
-      // A lost stream is not an error of this tab: the reload after the run shows what happened.
+      // As above: the reload when the run ends shows the outcome.
     } finally {
       if (id === this.#conversationId && !this.#run && this.#runToken === ownRuns) {
         this.#tokens.flush();
@@ -358,4 +377,14 @@ export class ChatState {
     this.#view = view;
     if (view.phase !== before) this.#options.onPhase?.(view.phase);
   }
+}
+
+/** How often, and how long apart at least, a followed stream is reopened after a drain. */
+const MAX_DRAIN_RECONNECTS = 10;
+const DRAIN_RETRY_MS = 1_000;
+
+/** The drain frame's `retry_after_ms` (bounded), else the default. */
+function drainDelay(data: unknown): number {
+  const ms = (data as { retry_after_ms?: unknown } | null)?.retry_after_ms;
+  return typeof ms === 'number' && Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 30_000) : DRAIN_RETRY_MS;
 }

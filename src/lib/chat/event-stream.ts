@@ -46,10 +46,19 @@ const s = (v: unknown) => (typeof v === 'string' ? v : '');
 export class EventsToWire {
   #content = '';
   #segment = '';
+  #snapshotNext = false;
   readonly #conversationId: string;
 
   constructor(conversationId: string) {
     this.#conversationId = conversationId;
+  }
+
+  /**
+   * The stream was reopened: a process that runs the answer opens with ONE partial holding the
+   * segment so far, of which this tab already shows a part.
+   */
+  reconnected(): void {
+    this.#snapshotNext = true;
   }
 
   apply(frame: SseFrame): WireChatMessage[] {
@@ -57,11 +66,19 @@ export class EventsToWire {
     const out = (metadata: Payload): WireChatMessage[] => [
       { role: 'assistant', content: this.#content, metadata: { ...metadata, conversation_id: this.#conversationId } as WireChatMessage['metadata'] },
     ];
+    if (frame.event !== 'partial') this.#snapshotNext = false;
     switch (frame.event) {
-      case 'partial':
-        this.#content += s(p.token);
-        this.#segment += s(p.token);
-        return out({ type: 'stream_token', token: s(p.token) });
+      case 'partial': {
+        let token = s(p.token);
+        if (this.#snapshotNext) {
+          this.#snapshotNext = false;
+          token = token.startsWith(this.#segment) ? token.slice(this.#segment.length) : '';
+          if (!token) return [];
+        }
+        this.#content += token;
+        this.#segment += token;
+        return out({ type: 'stream_token', token });
+      }
       case 'assistant.message': {
         const text = s(p.text);
         const rest = text.startsWith(this.#segment) ? text.slice(this.#segment.length) : '';

@@ -324,6 +324,44 @@ describe('ChatState.watch (a run this tab did not start)', () => {
   });
 });
 
+describe('ChatState.watch after a drain (the server restarts, or a replica stops)', () => {
+  it('reopens the stream after the last seq and continues the answer: the snapshot adds only what is new', async () => {
+    const transport = new FakeTransport();
+    const api = fakeApi({ c1: [stored('m1', 'user', 'hi')] }, 50, {
+      ledgerSeq: 1,
+      connections: [
+        [
+          { event: 'partial', data: { token: 'Hel' } },
+          { event: 'partial', data: { token: 'lo' } },
+          { event: 'drain', data: { retry_after_ms: 0 } },
+        ],
+        [
+          { event: 'partial', data: { token: 'Hello wor' } },
+          { event: 'partial', data: { token: 'ld' } },
+          { id: 2, event: 'assistant.message', data: { text: 'Hello world' } },
+          { id: 3, event: 'run.finished', data: { status: 'done' } },
+        ],
+      ],
+    });
+    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
+    await chat.open('c1');
+    await chat.watch(new AbortController().signal);
+    expect(api.calls.filter((c) => c.startsWith('events:'))).toEqual(['events:c1:1', 'events:c1:1']);
+    expect(chat.items.filter((i) => i.kind === 'answer')).toEqual([expect.objectContaining({ text: 'Hello world', streaming: false })]);
+  });
+
+  it('a drain with no process to answer after it ends the follow (the reload at the run end shows the outcome)', async () => {
+    const transport = new FakeTransport();
+    const api = fakeApi({ c1: [stored('m1', 'user', 'hi')] }, 50, { ledgerSeq: 1, connections: [[{ event: 'drain', data: { retry_after_ms: 0 } }]] });
+    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
+    await chat.open('c1');
+    await chat.watch(new AbortController().signal);
+    // The reopened streams had nothing (the fake ends them at once): bounded, never a loop.
+    expect(api.calls.filter((c) => c.startsWith('events:')).length).toBe(2);
+    expect(chat.busy).toBe(false);
+  });
+});
+
 describe('ChatState.watch({pause: true}) (a pause decided elsewhere)', () => {
   const card = (status: string) =>
     stored('m2', 'assistant', '', { type: 'approval', approval_id: 'ap-1', tool: 'deploy_service', input: { service: 'checkout-api' }, prompt: 'Deploy?', expires_at: future(), timeout_s: 300, status });

@@ -85,7 +85,12 @@ export const wire = {
 };
 
 /** An api whose conversations and history live in memory; calls are recorded. */
-export function fakeApi(history: Record<string, StoredMessage[]> = {}, pageSize = 50, stream: { ledgerSeq?: number; frames?: SseFrame[] } = {}) {
+export function fakeApi(
+  history: Record<string, StoredMessage[]> = {},
+  pageSize = 50,
+  /** `frames` for every events() call, or `connections`: the frames of the 1st, 2nd… call. */
+  stream: { ledgerSeq?: number; frames?: SseFrame[]; connections?: SseFrame[][] } = {},
+) {
   const calls: string[] = [];
   let n = 0;
   const api = {
@@ -104,7 +109,8 @@ export function fakeApi(history: Record<string, StoredMessage[]> = {}, pageSize 
     },
     async *events(id: string, after: number) {
       calls.push(`events:${id}:${after}`);
-      for (const frame of stream.frames ?? []) {
+      const opened = calls.filter((c) => c.startsWith('events:')).length - 1;
+      for (const frame of (stream.connections ? stream.connections[opened] : stream.frames) ?? []) {
         await settle();
         yield frame;
       }
