@@ -25,7 +25,11 @@ export class ConversationLease {
    */
   static async acquire(db: Queryable, conversationId: string, holder: string, ttlS: number): Promise<ConversationLease | null> {
     const taken = await tryTakeLease(db, { conversationId, holder, state: 'streaming', ttlS, takeOverPause: true });
-    if (!taken) return null;
+    return taken ? ConversationLease.held(db, conversationId, holder, ttlS) : null;
+  }
+
+  /** A lease `holder` already took (db/turn-opening.ts takes it with the conversation): keeps it renewed. */
+  static held(db: Queryable, conversationId: string, holder: string, ttlS: number): ConversationLease {
     const lease = new ConversationLease(db, conversationId, holder);
     lease.#timer = setInterval(() => {
       renewLease(db, { conversationId, holder, ttlS }).catch(() => {});

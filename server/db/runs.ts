@@ -21,7 +21,7 @@ export interface Run {
   finishedAt: Date | null;
 }
 
-interface RunRow {
+export interface RunRow {
   id: string;
   conversation_id: string;
   user_id: string;
@@ -34,7 +34,8 @@ interface RunRow {
   finished_at: Date | null;
 }
 
-const toRun = (r: RunRow): Run => ({
+/** A `runs` row as the app sees it (also for statements of other modules that return one). */
+export const toRun = (r: RunRow): Run => ({
   id: r.id,
   conversationId: r.conversation_id,
   userId: r.user_id,

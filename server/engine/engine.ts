@@ -11,9 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AgentRuntime } from '../agent/index.ts';
 import { ConversationLease } from '../chat/lease.ts';
-import { createConversation, getConversationForUser } from '../db/conversations.ts';
+import { getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
-import { findRunByRequest, insertRun, renewRunLease, type Run } from '../db/runs.ts';
+import { findRunByRequest, finishRun, insertRun, renewRunLease, type Run } from '../db/runs.ts';
+import { openNewConversationTurn } from '../db/turn-opening.ts';
 import { AirlockError } from '../errors.ts';
 import { countedStream, observe, processMetrics, type Metrics } from '../metrics/index.ts';
 import { EventQueue } from './event-queue.ts';
@@ -45,12 +46,14 @@ export interface EngineOptions {
   prepareAttachments?: TurnDeps['prepareAttachments'];
   /** Where runs are measured (default: the process's Prometheus registry). */
   metrics?: Metrics;
-  /**
-   * Called once per turn, after the conversation lease is taken and before the run row exists:
-   * the headless API links the turn to its run and returns the run's stored tool policy (so a
-   * resume through /chat applies it too). A throw refuses the turn.
-   */
+  /** Told after a pause committed its approvals (the headless API schedules their expiry). */
   onApprovalsOpened?: TurnDeps['onApprovalsOpened'];
+  /**
+   * Called once per turn, with the conversation lease taken and before the turn starts (on an
+   * existing conversation before the run row exists; on a new one just after, as the three rows
+   * open in one statement): the headless API links the turn to its run and returns the run's
+   * stored tool policy (so a resume through /chat applies it too). A throw refuses the turn.
+   */
   prepareTurn?: (turn: { runId: string; conversationId: string; userId: string; requestId: string; action: TurnInput['action']; fresh: boolean }) => Promise<TurnSetup | void>;
 }
 
@@ -154,6 +157,47 @@ export function createEngine(options: EngineOptions) {
     liveByConversation.set(run.conversationId, hub);
   }
 
+  type Opened = { run: Run; lease: ConversationLease; setup: TurnSetup } | { replayed: RunHandle };
+  type Submitted = TurnInput & { requestId: string };
+  const prepare = (runId: string, conversationId: string, user: TurnUser, input: Submitted, fresh: boolean) =>
+    options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action, fresh });
+  /** A concurrent submit with the same request_id won the run insert: follow its run. */
+  const replayWinner = async (lease: ConversationLease, user: TurnUser, input: Submitted, hash: string): Promise<Opened> => {
+    await lease.release();
+    return { replayed: await replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash) };
+  };
+
+  /** An existing conversation: take its lease (BUSY if another run streams), link the turn, then the run row. */
+  async function openTurn(runId: string, conversationId: string, user: TurnUser, input: Submitted, hash: string): Promise<Opened> {
+    const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS);
+    if (!lease) throw new AirlockError('CONVERSATION_BUSY');
+    let setup: TurnSetup;
+    try {
+      setup = (await prepare(runId, conversationId, user, input, false)) ?? {};
+    } catch (error) {
+      await lease.release().catch(() => {});
+      throw error;
+    }
+    const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
+    return run ? { run, lease, setup } : replayWinner(lease, user, input, hash);
+  }
+
+  /** A new conversation: the conversation, its lease and the run row in one round trip, then the link. */
+  async function openFreshTurn(runId: string, user: TurnUser, input: Submitted, hash: string): Promise<Opened> {
+    const text = input.text || 'Attachments';
+    const opened = await openNewConversationTurn(pool, { userId: user.userId, text, runId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
+    const lease = ConversationLease.held(pool, opened.conversationId, runId, options.leaseTtlS);
+    if (!opened.run) return replayWinner(lease, user, input, hash);
+    try {
+      return { run: opened.run, lease, setup: (await prepare(runId, opened.conversationId, user, input, true)) ?? {} };
+    } catch (error) {
+      // Refused before it started: the run row is settled and the conversation free again.
+      await finishRun(pool, { id: runId, status: 'failed' }).catch(() => {});
+      await lease.release().catch(() => {});
+      throw error;
+    }
+  }
+
   async function replay(existing: Run, hash: string): Promise<RunHandle> {
     if (replayDecision({ storedHash: existing.requestHash, hash }) === 'conflict') throw requestConflict();
     return handle(existing, true);
@@ -176,33 +220,15 @@ export function createEngine(options: EngineOptions) {
       ]);
       if (existing) return replay(existing, hash);
 
-      let conversationId: string;
-      if (input.conversationId) {
-        if (!conversation) throw input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
-        conversationId = conversation.id;
-      } else if (input.action) {
-        throw new AirlockError('APPROVAL_NOT_FOUND');
-      } else {
-        conversationId = (await createConversation(pool, { userId: user.userId, text: input.text || 'Attachments' })).id;
-      }
-
+      if (input.conversationId && !conversation) throw input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
+      if (!input.conversationId && input.action) throw new AirlockError('APPROVAL_NOT_FOUND');
       const runId = randomUUID();
       const fresh = !input.conversationId;
-      const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS);
-      if (!lease) throw new AirlockError('CONVERSATION_BUSY');
-      let setup: TurnSetup = {};
-      try {
-        setup = (await options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action, fresh })) ?? {};
-      } catch (error) {
-        await lease.release().catch(() => {});
-        throw error;
-      }
-      const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
-      if (!run) {
-        // A concurrent submit with the same request_id won the insert: follow its run.
-        await lease.release();
-        return replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash);
-      }
+      const opened = fresh
+        ? await openFreshTurn(runId, user, input, hash)
+        : await openTurn(runId, conversation!.id, user, input, hash);
+      if ('replayed' in opened) return opened.replayed;
+      const { run, lease, setup } = opened;
       start(run, user, { ...input, storedPaths }, lease, fresh, setup, submittedAt);
       return handle(run, false);
     },

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConversation, getConversationForUser, listConversations } from '../../server/db/conversations.ts';
 import { appendMessage, findMessageByMetadata, listMessages, updateMessage } from '../../server/db/messages.ts';
 import { getLease, isLeaseHeld, releaseLease, renewLease, setLeaseState, tryTakeLease } from '../../server/db/leases.ts';
+import { getRun } from '../../server/db/runs.ts';
+import { openNewConversationTurn } from '../../server/db/turn-opening.ts';
+import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let db: TestDatabase;
@@ -160,6 +163,23 @@ describe('leases', () => {
     const racers = await Promise.all(['n1', 'n2', 'n3'].map((holder) => tryTakeLease(db.pool, { conversationId, holder, state: 'streaming', ttlS: 30, takeOverPause: true })));
     expect(racers.filter(Boolean)).toHaveLength(1);
     expect(await getLease(db.pool, conversationId)).toMatchObject({ state: 'streaming', held: true });
+  });
+});
+
+describe('opening a turn on a new conversation (one statement)', () => {
+  it('creates the conversation (titled from the text), its lease held by the run, and the running run; a second run with the same request id is none', async () => {
+    const runId = randomUUID();
+    const input = { userId, text: 'Deploy checkout-api 2.4.1 to staging please', runId, requestId: `req-${runId}`, requestHash: 'h', owner: 'test', leaseTtlS: 30 };
+    const opened = await openNewConversationTurn(db.pool, input);
+    expect(await getConversationForUser(db.pool, { id: opened.conversationId, userId })).toMatchObject({ title: expect.stringContaining('Deploy checkout-api') });
+    expect(await getLease(db.pool, opened.conversationId)).toMatchObject({ holder: runId, state: 'streaming', held: true });
+    expect(opened.run).toMatchObject({ id: runId, conversationId: opened.conversationId, status: 'running', requestId: input.requestId });
+    expect(opened.run!.leaseExpiresAt).toBeInstanceOf(Date);
+    expect(await getRun(db.pool, runId)).toMatchObject({ id: runId });
+
+    const retry = await openNewConversationTurn(db.pool, { ...input, runId: randomUUID() });
+    expect(retry.run).toBeNull(); // the caller releases the lease and follows the first run
+    expect(retry.conversationId).not.toBe(opened.conversationId);
   });
 });
 
