@@ -3,11 +3,13 @@
  * frame); several replicas need the PostgreSQL bus.
  * @module
  */
+import { CallRecords } from './call-records.ts';
 import { BusMirror } from './mirror.ts';
 import type { LocalCancel, SessionBus } from './types.ts';
 
 export function createMemorySessionBus(): SessionBus {
   const mirror = new BusMirror();
+  const calls = new CallRecords();
   let tokens = 0;
   return {
     async addEvent(s, e) {
@@ -30,6 +32,8 @@ export function createMemorySessionBus(): SessionBus {
     onCancel(_handler: LocalCancel) {},
     // One process: the queue that forgets a session has already stopped its events.
     onForgotten() {},
+    putCall: async (eventId, call, ttlMs) => calls.put(eventId, call, ttlMs),
+    takeCall: async (eventId, apiName, owner) => calls.take(eventId, apiName, owner),
     flush: async () => {},
     close: async () => {},
   };

@@ -16,7 +16,10 @@
  *   a SIGKILLed replica's connection drops at once, and the next sweep (every `sweepMs`) ends its
  *   events with `orphanMessage` so no client waits forever.
  *
- * Needs the tables of migration 120 (server/db/migrations/120_gradio_bus.sql). Takes a pg Pool;
+ * - Curl call-API events are rows too (`gradio_bus_calls`, one per call): the POST and its GET may
+ *   land on different replicas; the GET's DELETE ... RETURNING makes it the one reader.
+ *
+ * Needs the tables of migrations 120 and 122 (server/db/migrations/). Takes a pg Pool;
  * knows nothing of what the frames mean.
  * @module
  */
@@ -25,7 +28,7 @@ import type pg from 'pg';
 import { mayCancel, type CancelClaim, type EventOwnership } from '../ownership.ts';
 import { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 import { BusMirror, type BusOp } from './mirror.ts';
-import type { Attachment, BusMessage, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
+import type { Attachment, BusMessage, CallRecord, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
 
 export { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 
@@ -71,6 +74,8 @@ export class PgSessionBus implements SessionBus {
   #cancel: LocalCancel = () => {};
   #forgotten: (sessionHash: string) => void = () => {};
   #tokens = 0;
+  /** Barriers sent by this replica, resolved when their own notification comes back. */
+  readonly #barriers = new Map<string, () => void>();
   #sweep: NodeJS.Timeout | null = null;
   #closed = false;
 
@@ -107,6 +112,9 @@ export class PgSessionBus implements SessionBus {
     if (!this.#mirror.has(s)) {
       // Its join's notification may still be on its way, or this replica started after the join.
       const { rows } = await this.#pool.query<{ event_id: string }>('SELECT event_id FROM gradio_bus_events WHERE session_hash = $1', [s]);
+      // Its events may all have completed already, their notifications not yet applied here: wait
+      // until this replica has applied everything committed so far, then look again.
+      if (rows.length === 0 && !this.#mirror.has(s)) await this.#barrier();
       if (!this.#mirror.has(s)) {
         if (rows.length === 0) return null;
         this.#mirror.adopt(s, rows.map((r) => r.event_id));
@@ -139,6 +147,24 @@ export class PgSessionBus implements SessionBus {
 
   size(): number {
     return this.#mirror.size;
+  }
+
+  async putCall(eventId: string, call: CallRecord, ttlMs: number): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO gradio_bus_calls (event_id, api_name, session_hash, owner_key, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000))`,
+      [eventId, call.apiName, call.sessionHash, call.owner, ttlMs],
+    );
+  }
+
+  async takeCall(eventId: string, apiName: string, owner: string | null): Promise<string | null> {
+    const { rows } = await this.#pool.query<{ session_hash: string }>(
+      `DELETE FROM gradio_bus_calls
+       WHERE event_id = $1 AND api_name = $2 AND owner_key IS NOT DISTINCT FROM $3 AND expires_at > now()
+       RETURNING session_hash`,
+      [eventId, apiName, owner],
+    );
+    return rows[0]?.session_hash ?? null;
   }
 
   async cancelRemote(eventId: string, claim: CancelClaim): Promise<CancelOutcome> {
@@ -185,6 +211,8 @@ export class PgSessionBus implements SessionBus {
          DELETE FROM gradio_bus_replicas r USING dead WHERE r.replica = dead.replica RETURNING r.replica
        ), old AS (
          DELETE FROM gradio_bus_frames WHERE created_at < now() - interval '10 minutes'
+       ), unread AS (
+         DELETE FROM gradio_bus_calls WHERE expires_at <= now()
        )
        SELECT event_id, session_hash, NULL AS dead FROM gone
        UNION ALL SELECT NULL, NULL, replica FROM buried`,
@@ -196,6 +224,28 @@ export class PgSessionBus implements SessionBus {
     for (const replica of new Set(rows.filter((r) => r.dead !== null).map((r) => r.dead!))) this.#send({ o: 'r', r: replica });
     await this.flush();
     return rows.filter((r) => r.event_id !== null).map((r) => r.event_id!);
+  }
+
+  /**
+   * Resolves once this replica has applied every notification committed before the call:
+   * PostgreSQL delivers notifications in commit order, so its own marker coming back proves it.
+   * Bounded: a lost LISTEN connection must not hang a request.
+   */
+  #barrier(timeoutMs = 2_000): Promise<void> {
+    const k = `${this.replica}:${++this.#tokens}`;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#barriers.set(k, () => {
+        this.#barriers.delete(k);
+        done();
+      });
+      this.#send({ o: 'b', k });
+    }).finally(() => this.#barriers.delete(k));
   }
 
   async close(): Promise<void> {
@@ -363,6 +413,10 @@ export class PgSessionBus implements SessionBus {
       // This replica's own attach, detach and forget were applied when they happened.
       if ((op.o === 'a' || op.o === 'd') && op.k.startsWith(mine)) continue;
       if (op.o === 'x' && op.by === this.replica) continue;
+      if (op.o === 'b') {
+        this.#barriers.get(op.k)?.();
+        continue;
+      }
       for (const s of this.#mirror.apply(op)) this.#forgotten(s);
     }
   }

@@ -29,6 +29,16 @@ export type LocalCancel = (eventId: string) => void;
 
 export type CancelOutcome = 'cancelled' | 'refused' | 'unknown';
 
+/**
+ * A curl call-API event waiting for its one reader (`GET /call/{api}/{event_id}`), which may come
+ * to any replica: the session the call runs in, and who may read it.
+ */
+export interface CallRecord {
+  apiName: string;
+  sessionHash: string;
+  owner: string | null;
+}
+
 /** The contract every bus implementation keeps. */
 export interface SessionBus {
   /** Registers a joined event as pending, creating the session when new; resolves once every replica can see it. */
@@ -60,6 +70,13 @@ export interface SessionBus {
    * replica serving it died): this process stops its own events of that session (set once by the queue).
    */
   onForgotten(handler: (sessionHash: string) => void): void;
+  /** Remembers a call-API event for `ttlMs` (past that its event was aborted as an orphan anyway). */
+  putCall(eventId: string, call: CallRecord, ttlMs: number): Promise<void>;
+  /**
+   * Takes a call's session for its one reader (on any replica): null when unknown, expired, taken
+   * already, or asked for under another endpoint or owner (then it stays for the right reader).
+   */
+  takeCall(eventId: string, apiName: string, owner: string | null): Promise<string | null>;
   /** Resolves once everything published so far has left this process (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;
