@@ -19,7 +19,11 @@
  * - Curl call-API events are rows too (`gradio_bus_calls`, one per call): the POST and its GET may
  *   land on different replicas; the GET's DELETE ... RETURNING makes it the one reader.
  *
- * Needs the tables of migrations 120 and 122 (server/db/migrations/). Takes a pg Pool;
+ * - Mailboxes (`gradio_bus_mailboxes`, one row per open MCP `/sse` stream) say which replica holds
+ *   a stream; a message posted on any replica goes to that one on its own channel, every message
+ *   through NOTIFY (even to itself) so they arrive in the order they were posted.
+ *
+ * Needs the tables of migrations 120, 122 and 123 (server/db/migrations/). Takes a pg Pool;
  * knows nothing of what the frames mean.
  * @module
  */
@@ -28,12 +32,13 @@ import type pg from 'pg';
 import { mayCancel, type CancelClaim, type EventOwnership } from '../ownership.ts';
 import { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 import { BusMirror, type BusOp } from './mirror.ts';
-import type { Attachment, BusMessage, CallRecord, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
+import type { Attachment, BusMessage, CallRecord, CancelOutcome, LocalCancel, Mailbox, SessionBus, SessionSink } from './types.ts';
 
 export { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 
 const BUS_CHANNEL = 'airlock_gradio_bus:';
 const CANCEL_CHANNEL = 'airlock_gradio_cancel:';
+const MAIL_CHANNEL = 'airlock_gradio_mail:';
 /** A payload starting with this names a spilled batch by id. */
 const REF = '#';
 
@@ -74,6 +79,11 @@ export class PgSessionBus implements SessionBus {
   #cancel: LocalCancel = () => {};
   #forgotten: (sessionHash: string) => void = () => {};
   #tokens = 0;
+  /** Mailboxes open on this replica. */
+  readonly #mailboxes = new Map<string, (payload: string) => void>();
+  /** Mail payloads in arrival order (a spilled one is read before anything after it). */
+  #mail: string[] = [];
+  #mailing = false;
   /** Barriers sent by this replica, resolved when their own notification comes back. */
   readonly #barriers = new Map<string, () => void>();
   #sweep: NodeJS.Timeout | null = null;
@@ -167,6 +177,34 @@ export class PgSessionBus implements SessionBus {
     return rows[0]?.session_hash ?? null;
   }
 
+  async openMailbox(key: string, owner: string | null, deliver: (payload: string) => void): Promise<Mailbox> {
+    await this.#pool.query('INSERT INTO gradio_bus_mailboxes (key, owner_key, replica) VALUES ($1, $2, $3)', [key, owner, this.replica]);
+    this.#mailboxes.set(key, deliver);
+    return {
+      close: async () => {
+        if (this.#mailboxes.get(key) !== deliver) return;
+        this.#mailboxes.delete(key);
+        await this.#pool.query('DELETE FROM gradio_bus_mailboxes WHERE key = $1 AND replica = $2', [key, this.replica]).catch(() => {});
+      },
+    };
+  }
+
+  async postMailbox(key: string, owner: string | null, payload: string): Promise<'sent' | 'refused' | 'unknown'> {
+    const { rows } = await this.#pool.query<{ owner_key: string | null; replica: string }>('SELECT owner_key, replica FROM gradio_bus_mailboxes WHERE key = $1', [key]);
+    if (rows.length === 0) return 'unknown';
+    if (rows[0].owner_key !== owner) return 'refused';
+    const mail = JSON.stringify({ k: key, r: rows[0].replica, p: payload });
+    if (Buffer.byteLength(mail) <= INLINE_MAX) await this.#pool.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL + this.#schema, mail]);
+    else {
+      // Too large for a notification: the row carries it, the notification its id (read once, swept later).
+      await this.#pool.query(
+        `WITH spilled AS (INSERT INTO gradio_bus_frames (body) VALUES ($2) RETURNING id) SELECT pg_notify($1, '${REF}' || spilled.id) FROM spilled`,
+        [MAIL_CHANNEL + this.#schema, mail],
+      );
+    }
+    return 'sent';
+  }
+
   async cancelRemote(eventId: string, claim: CancelClaim): Promise<CancelOutcome> {
     const { rows } = await this.#pool.query<{ owner_key: string | null; client_session: string; replica: string }>(
       'SELECT owner_key, client_session, replica FROM gradio_bus_events WHERE event_id = $1',
@@ -213,6 +251,8 @@ export class PgSessionBus implements SessionBus {
          DELETE FROM gradio_bus_frames WHERE created_at < now() - interval '10 minutes'
        ), unread AS (
          DELETE FROM gradio_bus_calls WHERE expires_at <= now()
+       ), boxes AS (
+         DELETE FROM gradio_bus_mailboxes m USING dead WHERE m.replica = dead.replica
        )
        SELECT event_id, session_hash, NULL AS dead FROM gone
        UNION ALL SELECT NULL, NULL, replica FROM buried`,
@@ -356,10 +396,12 @@ export class PgSessionBus implements SessionBus {
     client.on('notification', (n) => {
       if (n.channel === BUS_CHANNEL + this.#schema) this.#received(n.payload ?? '');
       else if (n.channel === CANCEL_CHANNEL + this.#schema) this.#cancelled(n.payload ?? '');
+      else if (n.channel === MAIL_CHANNEL + this.#schema) this.#mailed(n.payload ?? '');
     });
     client.on('error', () => this.#lost(client));
     await client.query(`LISTEN ${quote(BUS_CHANNEL + this.#schema)}`);
     await client.query(`LISTEN ${quote(CANCEL_CHANNEL + this.#schema)}`);
+    await client.query(`LISTEN ${quote(MAIL_CHANNEL + this.#schema)}`);
     // This connection is the replica's pulse: while it lives, the replica's events are its own.
     await client.query(
       `INSERT INTO gradio_bus_replicas (replica, backend_pid, backend_start)
@@ -419,6 +461,27 @@ export class PgSessionBus implements SessionBus {
       }
       for (const s of this.#mirror.apply(op)) this.#forgotten(s);
     }
+  }
+
+  #mailed(payload: string): void {
+    this.#mail.push(payload);
+    if (!this.#mailing) void this.#drainMail();
+  }
+
+  async #drainMail(): Promise<void> {
+    this.#mailing = true;
+    while (this.#mail.length > 0) {
+      const payload = this.#mail.shift()!;
+      try {
+        const json = payload.startsWith(REF) ? await this.#spilled(payload.slice(REF.length)) : payload;
+        if (json === null) continue;
+        const { k, r, p } = JSON.parse(json) as { k: string; r: string; p: string };
+        if (r === this.replica) this.#mailboxes.get(k)?.(p);
+      } catch (error) {
+        this.#options.log?.warn({ err: error }, 'bus mail failed');
+      }
+    }
+    this.#mailing = false;
   }
 
   #cancelled(payload: string): void {

@@ -24,6 +24,11 @@ export interface Attachment {
   detach(): void;
 }
 
+/** Handle of an open mailbox. */
+export interface Mailbox {
+  close(): Promise<void>;
+}
+
 /** Cancels an event that runs in this process (the claim was already checked). */
 export type LocalCancel = (eventId: string) => void;
 
@@ -77,6 +82,13 @@ export interface SessionBus {
    * already, or asked for under another endpoint or owner (then it stays for the right reader).
    */
   takeCall(eventId: string, apiName: string, owner: string | null): Promise<string | null>;
+  /**
+   * Opens a mailbox here: messages posted to `key` on any replica reach `deliver`, in the order
+   * they were posted (the MCP `/sse` session whose stream this replica holds). `close` removes it.
+   */
+  openMailbox(key: string, owner: string | null, deliver: (payload: string) => void): Promise<Mailbox>;
+  /** Posts to a mailbox wherever it is open: 'refused' for another owner, 'unknown' when none is open. */
+  postMailbox(key: string, owner: string | null, payload: string): Promise<'sent' | 'refused' | 'unknown'>;
   /** Resolves once everything published so far has left this process (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;
