@@ -5,14 +5,16 @@
  * (a clear retryable error, never a hang), a ledger follower that reconnects through nginx with
  * nothing lost or doubled, a run finished failed / process_exit within the documented bound and a
  * usable conversation; a rolling restart (SIGTERM one replica at a time) loses nothing. Gradio's
- * curl call API (the commands of its docs) and the MCP TypeScript client over streamable HTTP work
- * with their requests on different replicas.
+ * curl call API (the commands of its docs) and the MCP TypeScript client (streamable HTTP, and
+ * the legacy /sse + /messages/ pair with elicitation) work with their requests on different replicas.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login, type Turn } from '../helpers/chat-client.ts';
 import { startCluster, type Cluster } from '../helpers/cluster.ts';
@@ -299,6 +301,44 @@ describe('three replicas behind nginx round-robin', () => {
     expect(deployed.rows[0].n).toBe(1);
     const served = cluster.replicas.filter((r, i) => r.output().split('/gradio_api/mcp/').length > before[i]).length;
     expect(served).toBe(3);
+  });
+
+  it('8. MCP over the legacy /sse transport: the stream on one replica, its /messages/ POSTs on all, elicitation confirms once', async () => {
+    const withToken = (t: string) => ({
+      requestInit: { headers: { Authorization: `Bearer ${t}` } },
+      eventSourceInit: { fetch: (url: string | URL, init?: RequestInit) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${t}` } }) },
+    });
+    const transport = new SSEClientTransport(new URL(`${cluster.url}/api/agent/gradio/gradio_api/mcp/sse`), withToken(token));
+    const client = new McpClient({ name: 'cluster-sse', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { decision: 'confirm' } };
+    });
+    const before = cluster.replicas.map((r) => r.output().split('/gradio_api/mcp/messages').length);
+    await client.connect(transport);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['chat']);
+    const result = (await client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 2.4.3 to staging' } })) as any;
+    expect(asked).toHaveLength(1);
+    expect(result.isError).toBeFalsy();
+    const deployed = await db.pool.query("SELECT count(*)::int AS n FROM deployments WHERE service = 'checkout-api' AND version = '2.4.3'");
+    expect(deployed.rows[0].n).toBe(1);
+    // initialize, initialized, tools/list, tools/call and the elicitation answer: spread by round-robin.
+    const posted = cluster.replicas.filter((r, i) => r.output().split('/gradio_api/mcp/messages').length > before[i]).length;
+    expect(posted).toBeGreaterThanOrEqual(2);
+
+    // The attack, on every replica: another user posting into the session by its id reads 404; its owner gets 202.
+    const endpoint = (transport as unknown as { _endpoint: URL })._endpoint;
+    const post = (t: string, id: number) =>
+      fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t}` }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }) });
+    const viewer = await login(cluster.url, 'viewer');
+    for (let i = 0; i < 3; i++) expect((await post(viewer, 90 + i)).status).toBe(404);
+    for (let i = 0; i < 3; i++) expect((await post(token, 95 + i)).status).toBe(202);
+    const bad = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: '{"not":"jsonrpc"}' });
+    expect(bad.status).toBe(400);
+    await client.close();
+    // Closed: the session is gone on every replica.
+    await expect.poll(async () => (await post(token, 99)).status, { timeout: 5_000 }).toBe(404);
   });
 
   it('5. a rolling restart (SIGTERM one replica at a time) loses nothing', async () => {
