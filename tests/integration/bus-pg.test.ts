@@ -4,6 +4,7 @@
  * NOTIFY limit), spilled batches, and a dead replica's events ended by the sweep.
  */
 import { spawn } from 'node:child_process';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgSessionBus } from '../../server/gradio/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -41,6 +42,39 @@ describe('PostgreSQL bus specifics', () => {
     await a.close();
     await b.close();
     await db.drop();
+  });
+
+  it('attach waits for its own notifications to catch up: a late listener still finds a session completed before its GET', async () => {
+    // A replica whose LISTEN connection delivers 200 ms late (a busy replica): the real connection,
+    // its notifications held back. Without the barrier in attach this session reads as unknown.
+    let first = true;
+    const late = {
+      query: (...args: unknown[]) => (db.pool.query as (...a: unknown[]) => unknown)(...args),
+      connect: async () => {
+        const client = await db.pool.connect();
+        if (first) {
+          first = false;
+          const on = client.on.bind(client);
+          client.on = ((event: string, listener: (...a: unknown[]) => void) =>
+            on(event as 'notification', event === 'notification' ? (n: unknown) => setTimeout(() => listener(n), 200) : listener)) as typeof client.on;
+        }
+        return client;
+      },
+    } as unknown as pg.Pool;
+    const c = await PgSessionBus.start({ pool: late, orphanMessage, sweepMs: 60_000 });
+    try {
+      await a.addEvent('late', 'late-e', owner);
+      a.publish('late', { eventId: 'late-e', frame: 'x', terminal: false });
+      a.publish('late', { eventId: 'late-e', frame: 'end', terminal: true });
+      await a.flush();
+      const got: string[] = [];
+      const attachment = await c.attach('late', (m) => got.push(m.frame));
+      expect(attachment).not.toBeNull();
+      await eventually(() => expect(got).toEqual(['x', 'end']));
+      attachment!.detach();
+    } finally {
+      await c.close();
+    }
   });
 
   it('sends frames published in one tick as one NOTIFY, and large ones through the table, in order', async () => {
