@@ -95,10 +95,10 @@ describe('PostgreSQL bus specifics', () => {
     expect(a.stats.spilled - before.spilled).toBe(1);
   });
 
-  it('a SIGKILLed replica: another one ends its events for the waiting stream, once', async () => {
+  it('a SIGKILLed replica: another one ends its events for the waiting stream, once; its mailboxes are gone', async () => {
     await a.addEvent('held', 'e-held', owner); // runs on a live replica; its stream is on the dying one
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/helpers/bus-replica-process.ts'], {
-      env: { ...process.env, BUS_DATABASE_URL: db.url, BUS_SESSION: 'dying', BUS_EVENT: 'e-dead', BUS_ATTACH: 'held' },
+      env: { ...process.env, BUS_DATABASE_URL: db.url, BUS_SESSION: 'dying', BUS_EVENT: 'e-dead', BUS_ATTACH: 'held', BUS_MAILBOX: 'dying-box' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve, reject) => {
@@ -108,6 +108,7 @@ describe('PostgreSQL bus specifics', () => {
     const got: string[] = [];
     await eventually(async () => expect(await b.attach('dying', (m, pending) => got.push(`${m.frame}/${pending}`))).not.toBeNull());
     expect(await a.sweep()).toEqual([]); // alive: its events are its own
+    expect(await b.postMailbox('dying-box', 'alice', '{}')).toBe('sent');
     await eventually(() => expect(b.attached('held')).toBe(true));
     child.kill('SIGKILL');
     const started = Date.now();
@@ -115,6 +116,8 @@ describe('PostgreSQL bus specifics', () => {
     await eventually(() => expect(got).toEqual(['orphan:e-dead/0']));
     expect(Date.now() - started).toBeLessThan(2_000); // the connection drops with the process
     expect(await b.sweep()).toEqual([]); // once across replicas
+    // Its MCP streams died with it: posting to them is a 404 (unknown), not mail into the void.
+    expect(await b.postMailbox('dying-box', 'alice', '{}')).toBe('unknown');
     // The stream it served died with it: no replica keeps buffering that session's frames.
     await eventually(() => expect([a.attached('held'), b.attached('held'), a.pending('held'), b.pending('held')]).toEqual([false, false, 0, 0]));
     a.publish('held', { eventId: 'e-held', frame: 'end', terminal: true });
