@@ -8,7 +8,7 @@
  * curl call API (the commands of its docs) and the MCP TypeScript client (streamable HTTP, and
  * the legacy /sse + /messages/ pair with elicitation) work with their requests on different replicas.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -277,6 +277,30 @@ describe('three replicas behind nginx round-robin', () => {
     const again = await sh(`EVENT_ID=$(curl -s -X POST ${base} -H "Content-Type: application/json" -H "Authorization: Bearer ${token}" -d '{"data": [{"text": "hi", "files": []}]}' | awk -F'"' '{ print $4}'); ` +
       `curl -N -s -o /dev/null ${base}/$EVENT_ID -H "Authorization: Bearer ${token}"; for i in 1 2 3; do curl -s -w ' %{http_code}\n' -H "Authorization: Bearer ${token}" ${base}/$EVENT_ID; done`);
     expect(again.stdout.trim().split('\n')).toEqual(Array(3).fill('{"detail":"Event not found."} 404'));
+  });
+
+  it('6b. curl reading a call on one replica while another runs it: that one SIGKILLed, curl ends with a retryable error', async () => {
+    const base = `${cluster.url}/api/agent/gradio/gradio_api/call/chat`;
+    const posted = await sh(`curl -s -X POST ${base} -H "Content-Type: application/json" -H "Authorization: Bearer ${token}" -d '{"data": [{"text": "${LONG}", "files": []}]}'`);
+    const eventId = JSON.parse(posted.stdout).event_id as string;
+    const reader = spawn('curl', ['-N', '-s', '-H', `Authorization: Bearer ${token}`, `${base}/${eventId}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    reader.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => reader.once('exit', resolve));
+    await expect.poll(() => parseNamedSse(out).filter((f) => f.event === 'generating').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    const conversationId = (parseNamedSse(out).at(-1)!.data as any[])[0].metadata.conversation_id;
+    const runner = await runnerOf(conversationId);
+    const getter = cluster.replicas.findIndex((r) => r.output().includes(`/call/chat/${eventId}`));
+    expect(getter).not.toBe(runner); // round-robin: the GET came after the POST, to the next replica
+    cluster.replicas[runner].child.kill('SIGKILL');
+    const killedAt = Date.now();
+    expect(await exited).toBe(0); // never a hang: the bus sweep ended the event where the stream is
+    // Bound: the sweep period (2 s) plus slack.
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    const last = parseNamedSse(out).at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.stringify(last.data)).toMatch(/retry/i);
+    await cluster.restart(runner);
   });
 
   it('7. the MCP TypeScript client over streamable HTTP: list, pause, confirm with requests on every replica', async () => {
