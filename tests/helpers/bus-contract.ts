@@ -142,5 +142,56 @@ export function runBusContract(name: string, factory: () => Promise<BusPair>): v
       await here.flush();
       expect(await there.cancelRemote(e, { owner: 'alice' })).toBe('unknown'); // completed events are gone
     });
+
+    it('7. a call record is taken once, on any replica, only by its endpoint and owner; it expires', async () => {
+      const { here, there } = pair;
+      const e = unique('call');
+      await here.putCall(e, { apiName: 'chat', sessionHash: 'call_s', owner: 'alice' }, 60_000);
+      expect(await there.takeCall(e, 'chat', 'mallory')).toBeNull(); // another owner: unknown to them...
+      expect(await there.takeCall(e, 'other', 'alice')).toBeNull();
+      expect(await there.takeCall(e, 'chat', 'alice')).toBe('call_s'); // ...and still there for its owner
+      expect(await here.takeCall(e, 'chat', 'alice')).toBeNull(); // one reader
+      const anon = unique('call');
+      await there.putCall(anon, { apiName: 'chat', sessionHash: 'call_t', owner: null }, 60_000);
+      expect(await here.takeCall(anon, 'chat', 'alice')).toBeNull();
+      expect(await here.takeCall(anon, 'chat', null)).toBe('call_t');
+      const old = unique('call');
+      await here.putCall(old, { apiName: 'chat', sessionHash: 'call_u', owner: 'alice' }, 1);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(await there.takeCall(old, 'chat', 'alice')).toBeNull();
+    });
+
+    it('8. a session whose events all completed before the notifications arrived can still be attached on another replica', async () => {
+      const { here, there } = pair;
+      const s = unique('s');
+      await here.addEvent(s, `${s}:e`, owner);
+      here.publish(s, msg(`${s}:e`, 'a'));
+      here.publish(s, msg(`${s}:e`, 'done', true));
+      await here.flush();
+      // No waiting for `there` to apply them: attach must catch up by itself.
+      const got: string[] = [];
+      const attachment = await there.attach(s, (m) => got.push(m.frame));
+      expect(attachment).not.toBeNull();
+      await eventually(() => expect(got).toEqual(['a', 'done']));
+      attachment!.detach();
+    });
+
+    it('9. a mailbox gets what any replica posts, in order, only from its owner; closed, it is unknown', async () => {
+      const { here, there } = pair;
+      const key = unique('box');
+      const got: string[] = [];
+      const box = await here.openMailbox(key, 'alice', (p) => got.push(p));
+      const big = 'x'.repeat(9_000); // over the NOTIFY limit: spilled
+      for (const p of ['1', '2', big, '3']) expect(await there.postMailbox(key, 'alice', p)).toBe('sent');
+      expect(await here.postMailbox(key, 'alice', '4')).toBe('sent');
+      expect(await there.postMailbox(key, 'mallory', 'stolen')).toBe('refused');
+      expect(await there.postMailbox(key, null, 'stolen')).toBe('refused');
+      expect(await there.postMailbox(unique('box'), 'alice', 'x')).toBe('unknown');
+      await eventually(() => expect(got).toEqual(['1', '2', big, '3', '4']));
+      await box.close();
+      expect(await there.postMailbox(key, 'alice', '5')).toBe('unknown');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(got).toHaveLength(5);
+    });
   });
 }

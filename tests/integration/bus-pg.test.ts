@@ -4,6 +4,7 @@
  * NOTIFY limit), spilled batches, and a dead replica's events ended by the sweep.
  */
 import { spawn } from 'node:child_process';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgSessionBus } from '../../server/gradio/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -43,6 +44,39 @@ describe('PostgreSQL bus specifics', () => {
     await db.drop();
   });
 
+  it('attach waits for its own notifications to catch up: a late listener still finds a session completed before its GET', async () => {
+    // A replica whose LISTEN connection delivers 200 ms late (a busy replica): the real connection,
+    // its notifications held back. Without the barrier in attach this session reads as unknown.
+    let first = true;
+    const late = {
+      query: (...args: unknown[]) => (db.pool.query as (...a: unknown[]) => unknown)(...args),
+      connect: async () => {
+        const client = await db.pool.connect();
+        if (first) {
+          first = false;
+          const on = client.on.bind(client);
+          client.on = ((event: string, listener: (...a: unknown[]) => void) =>
+            on(event as 'notification', event === 'notification' ? (n: unknown) => setTimeout(() => listener(n), 200) : listener)) as typeof client.on;
+        }
+        return client;
+      },
+    } as unknown as pg.Pool;
+    const c = await PgSessionBus.start({ pool: late, orphanMessage, sweepMs: 60_000 });
+    try {
+      await a.addEvent('late', 'late-e', owner);
+      a.publish('late', { eventId: 'late-e', frame: 'x', terminal: false });
+      a.publish('late', { eventId: 'late-e', frame: 'end', terminal: true });
+      await a.flush();
+      const got: string[] = [];
+      const attachment = await c.attach('late', (m) => got.push(m.frame));
+      expect(attachment).not.toBeNull();
+      await eventually(() => expect(got).toEqual(['x', 'end']));
+      attachment!.detach();
+    } finally {
+      await c.close();
+    }
+  });
+
   it('sends frames published in one tick as one NOTIFY, and large ones through the table, in order', async () => {
     await a.addEvent('batch', 'e', owner);
     const got: string[] = [];
@@ -61,10 +95,10 @@ describe('PostgreSQL bus specifics', () => {
     expect(a.stats.spilled - before.spilled).toBe(1);
   });
 
-  it('a SIGKILLed replica: another one ends its events for the waiting stream, once', async () => {
+  it('a SIGKILLed replica: another one ends its events for the waiting stream, once; its mailboxes are gone', async () => {
     await a.addEvent('held', 'e-held', owner); // runs on a live replica; its stream is on the dying one
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/helpers/bus-replica-process.ts'], {
-      env: { ...process.env, BUS_DATABASE_URL: db.url, BUS_SESSION: 'dying', BUS_EVENT: 'e-dead', BUS_ATTACH: 'held' },
+      env: { ...process.env, BUS_DATABASE_URL: db.url, BUS_SESSION: 'dying', BUS_EVENT: 'e-dead', BUS_ATTACH: 'held', BUS_MAILBOX: 'dying-box' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve, reject) => {
@@ -74,6 +108,7 @@ describe('PostgreSQL bus specifics', () => {
     const got: string[] = [];
     await eventually(async () => expect(await b.attach('dying', (m, pending) => got.push(`${m.frame}/${pending}`))).not.toBeNull());
     expect(await a.sweep()).toEqual([]); // alive: its events are its own
+    expect(await b.postMailbox('dying-box', 'alice', '{}')).toBe('sent');
     await eventually(() => expect(b.attached('held')).toBe(true));
     child.kill('SIGKILL');
     const started = Date.now();
@@ -81,6 +116,8 @@ describe('PostgreSQL bus specifics', () => {
     await eventually(() => expect(got).toEqual(['orphan:e-dead/0']));
     expect(Date.now() - started).toBeLessThan(2_000); // the connection drops with the process
     expect(await b.sweep()).toEqual([]); // once across replicas
+    // Its MCP streams died with it: posting to them is a 404 (unknown), not mail into the void.
+    expect(await b.postMailbox('dying-box', 'alice', '{}')).toBe('unknown');
     // The stream it served died with it: no replica keeps buffering that session's frames.
     await eventually(() => expect([a.attached('held'), b.attached('held'), a.pending('held'), b.pending('held')]).toEqual([false, false, 0, 0]));
     a.publish('held', { eventId: 'e-held', frame: 'end', terminal: true });

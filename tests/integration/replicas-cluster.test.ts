@@ -4,9 +4,17 @@
  * requests spread over the replicas; a replica SIGKILLed mid-answer leaves a client that ends
  * (a clear retryable error, never a hang), a ledger follower that reconnects through nginx with
  * nothing lost or doubled, a run finished failed / process_exit within the documented bound and a
- * usable conversation; a rolling restart (SIGTERM one replica at a time) loses nothing.
+ * usable conversation; a rolling restart (SIGTERM one replica at a time) loses nothing. Gradio's
+ * curl call API (the commands of its docs) and the MCP TypeScript client (streamable HTTP, and
+ * the legacy /sse + /messages/ pair with elicitation) work with their requests on different replicas.
  */
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login, type Turn } from '../helpers/chat-client.ts';
 import { startCluster, type Cluster } from '../helpers/cluster.ts';
@@ -36,6 +44,16 @@ afterAll(async () => {
 });
 
 const auth = () => ({ authorization: `Bearer ${token}` });
+const sh = (line: string) => promisify(execFile)('bash', ['-O', 'lastpipe', '-c', line], { timeout: 30_000 });
+/** curl's output of the call API: `event: x` / `data: json` blocks. */
+const parseNamedSse = (text: string) =>
+  text
+    .split('\n\n')
+    .filter((block) => block.startsWith('event: '))
+    .map((block) => {
+      const [event, data] = block.split('\n');
+      return { event: event.slice('event: '.length), data: JSON.parse(data.slice('data: '.length)) as unknown };
+    });
 async function ledger(conversationId: string): Promise<Array<{ seq: number; kind: string; payload: any }>> {
   const res = await fetch(`${cluster.url}/api/agent/conversations/${conversationId}/events?limit=500`, { headers: auth() });
   return (await res.json()).events;
@@ -226,6 +244,125 @@ describe('three replicas behind nginx round-robin', () => {
     expect(await deployed()).toBe(1);
     await cluster.restart(killed);
     expect(await deployed()).toBe(1);
+  });
+
+  it('6. the curl call API of Gradio\'s docs: POST on one replica, GET on another, the complete answer', async () => {
+    const base = `${cluster.url}/api/agent/gradio/gradio_api/call/chat`;
+    // Gradio's "Use via API" commands, verbatim but for the token (`| read EVENT_ID` needs lastpipe).
+    const line =
+      `curl -X POST ${base} -s -H "Content-Type: application/json" -H "Authorization: Bearer ${token}" ` +
+      `-d '{"data": [{"text": "what is the health of payments-api", "files": []}]}' ` +
+      `| awk -F'"' '{ print $4}' | read EVENT_ID; echo "$EVENT_ID"; curl -N -s -H "Authorization: Bearer ${token}" ${base}/$EVENT_ID`;
+    let crossed = 0;
+    for (let i = 0; i < 6; i++) {
+      const out = (await sh(line)).stdout;
+      const [eventId, ...rest] = out.split('\n');
+      const frames = parseNamedSse(rest.join('\n'));
+      expect(frames.map((f) => f.event)).toContain('generating');
+      expect(frames.at(-1)!.event).toBe('complete');
+      const final = (frames.at(-1)!.data as any[])[0];
+      expect(final.role).toBe('assistant');
+      expect(final.content).toMatch(/payments-api/);
+      // The complete answer: exactly what the ledger committed, nothing lost or doubled.
+      expect(final.content).toBe(answerText(await ledger(final.metadata.conversation_id)));
+      // Where the POST ran the event (its run's owner) and which replica served the GET.
+      const { rows } = await db.pool.query('SELECT owner FROM runs WHERE conversation_id = $1', [final.metadata.conversation_id]);
+      const poster = cluster.indexOfPid(Number(rows[0].owner.split(':').at(-2)));
+      const getter = cluster.replicas.findIndex((r) => r.output().includes(`/call/chat/${eventId}`));
+      expect(getter).toBeGreaterThanOrEqual(0);
+      if (poster !== getter) crossed++;
+    }
+    expect(crossed).toBeGreaterThanOrEqual(3);
+    // One reader, wherever it asks: the same event again is unknown on every replica.
+    const again = await sh(`EVENT_ID=$(curl -s -X POST ${base} -H "Content-Type: application/json" -H "Authorization: Bearer ${token}" -d '{"data": [{"text": "hi", "files": []}]}' | awk -F'"' '{ print $4}'); ` +
+      `curl -N -s -o /dev/null ${base}/$EVENT_ID -H "Authorization: Bearer ${token}"; for i in 1 2 3; do curl -s -w ' %{http_code}\n' -H "Authorization: Bearer ${token}" ${base}/$EVENT_ID; done`);
+    expect(again.stdout.trim().split('\n')).toEqual(Array(3).fill('{"detail":"Event not found."} 404'));
+  });
+
+  it('6b. curl reading a call on one replica while another runs it: that one SIGKILLed, curl ends with a retryable error', async () => {
+    const base = `${cluster.url}/api/agent/gradio/gradio_api/call/chat`;
+    const posted = await sh(`curl -s -X POST ${base} -H "Content-Type: application/json" -H "Authorization: Bearer ${token}" -d '{"data": [{"text": "${LONG}", "files": []}]}'`);
+    const eventId = JSON.parse(posted.stdout).event_id as string;
+    const reader = spawn('curl', ['-N', '-s', '-H', `Authorization: Bearer ${token}`, `${base}/${eventId}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    reader.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => reader.once('exit', resolve));
+    await expect.poll(() => parseNamedSse(out).filter((f) => f.event === 'generating').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    const conversationId = (parseNamedSse(out).at(-1)!.data as any[])[0].metadata.conversation_id;
+    const runner = await runnerOf(conversationId);
+    const getter = cluster.replicas.findIndex((r) => r.output().includes(`/call/chat/${eventId}`));
+    expect(getter).not.toBe(runner); // round-robin: the GET came after the POST, to the next replica
+    cluster.replicas[runner].child.kill('SIGKILL');
+    const killedAt = Date.now();
+    expect(await exited).toBe(0); // never a hang: the bus sweep ended the event where the stream is
+    // Bound: the sweep period (2 s) plus slack.
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    const last = parseNamedSse(out).at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.stringify(last.data)).toMatch(/retry/i);
+    await cluster.restart(runner);
+  });
+
+  it('7. the MCP TypeScript client over streamable HTTP: list, pause, confirm with requests on every replica', async () => {
+    const client = new McpClient({ name: 'cluster-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${cluster.url}/api/agent/gradio/gradio_api/mcp/`), { requestInit: { headers: auth() } }),
+    );
+    const before = cluster.replicas.map((r) => r.output().split('/gradio_api/mcp/').length);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['chat']);
+    const paused = (await client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 2.4.2 to staging' } })) as any;
+    expect(paused.isError).toBeFalsy();
+    const { approval_id: approvalId, conversation_id: conversationId } = paused.structuredContent.result[0].metadata;
+    expect(paused.content[0].text).toContain(`approval_id "${approvalId}"`);
+    const confirm = { name: 'chat', arguments: { message: 'confirm', conversation_id: conversationId, action: 'confirm', approval_id: approvalId } };
+    const done = (await client.callTool(confirm)) as any;
+    expect(done.isError).toBeFalsy();
+    const again = (await client.callTool(confirm)) as any;
+    expect(again.content[0].text).toMatch(/^APPROVAL_NOT_FOUND: /);
+    await client.close();
+    const deployed = await db.pool.query("SELECT count(*)::int AS n FROM deployments WHERE service = 'checkout-api' AND version = '2.4.2'");
+    expect(deployed.rows[0].n).toBe(1);
+    const served = cluster.replicas.filter((r, i) => r.output().split('/gradio_api/mcp/').length > before[i]).length;
+    expect(served).toBe(3);
+  });
+
+  it('8. MCP over the legacy /sse transport: the stream on one replica, its /messages/ POSTs on all, elicitation confirms once', async () => {
+    const withToken = (t: string) => ({
+      requestInit: { headers: { Authorization: `Bearer ${t}` } },
+      eventSourceInit: { fetch: (url: string | URL, init?: RequestInit) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${t}` } }) },
+    });
+    const transport = new SSEClientTransport(new URL(`${cluster.url}/api/agent/gradio/gradio_api/mcp/sse`), withToken(token));
+    const client = new McpClient({ name: 'cluster-sse', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { decision: 'confirm' } };
+    });
+    const before = cluster.replicas.map((r) => r.output().split('/gradio_api/mcp/messages').length);
+    await client.connect(transport);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['chat']);
+    const result = (await client.callTool({ name: 'chat', arguments: { message: 'deploy checkout-api 2.4.3 to staging' } })) as any;
+    expect(asked).toHaveLength(1);
+    expect(result.isError).toBeFalsy();
+    const deployed = await db.pool.query("SELECT count(*)::int AS n FROM deployments WHERE service = 'checkout-api' AND version = '2.4.3'");
+    expect(deployed.rows[0].n).toBe(1);
+    // initialize, initialized, tools/list, tools/call and the elicitation answer: spread by round-robin.
+    const posted = cluster.replicas.filter((r, i) => r.output().split('/gradio_api/mcp/messages').length > before[i]).length;
+    expect(posted).toBeGreaterThanOrEqual(2);
+
+    // The attack, on every replica: another user posting into the session by its id reads 404; its owner gets 202.
+    const endpoint = (transport as unknown as { _endpoint: URL })._endpoint;
+    const post = (t: string, id: number) =>
+      fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t}` }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }) });
+    const viewer = await login(cluster.url, 'viewer');
+    for (let i = 0; i < 3; i++) expect((await post(viewer, 90 + i)).status).toBe(404);
+    for (let i = 0; i < 3; i++) expect((await post(token, 95 + i)).status).toBe(202);
+    const bad = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: '{"not":"jsonrpc"}' });
+    expect(bad.status).toBe(400);
+    await client.close();
+    // Closed: the session is gone on every replica.
+    await expect.poll(async () => (await post(token, 99)).status, { timeout: 5_000 }).toBe(404);
   });
 
   it('5. a rolling restart (SIGTERM one replica at a time) loses nothing', async () => {

@@ -3,11 +3,14 @@
  * frame); several replicas need the PostgreSQL bus.
  * @module
  */
+import { CallRecords } from './call-records.ts';
 import { BusMirror } from './mirror.ts';
 import type { LocalCancel, SessionBus } from './types.ts';
 
 export function createMemorySessionBus(): SessionBus {
   const mirror = new BusMirror();
+  const calls = new CallRecords();
+  const mailboxes = new Map<string, { owner: string | null; deliver: (payload: string) => void }>();
   let tokens = 0;
   return {
     async addEvent(s, e) {
@@ -30,6 +33,20 @@ export function createMemorySessionBus(): SessionBus {
     onCancel(_handler: LocalCancel) {},
     // One process: the queue that forgets a session has already stopped its events.
     onForgotten() {},
+    putCall: async (eventId, call, ttlMs) => calls.put(eventId, call, ttlMs),
+    takeCall: async (eventId, apiName, owner) => calls.take(eventId, apiName, owner),
+    async openMailbox(key, owner, deliver) {
+      const box = { owner, deliver };
+      mailboxes.set(key, box);
+      return { close: async () => void (mailboxes.get(key) === box && mailboxes.delete(key)) };
+    },
+    async postMailbox(key, owner, payload) {
+      const box = mailboxes.get(key);
+      if (!box) return 'unknown';
+      if (box.owner !== owner) return 'refused';
+      box.deliver(payload);
+      return 'sent';
+    },
     flush: async () => {},
     close: async () => {},
   };

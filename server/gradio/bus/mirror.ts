@@ -16,7 +16,9 @@ export type BusOp =
   | { o: 'd'; s: string; k: string }
   | { o: 'x'; s: string; by?: string }
   /** Replica `r` died: the streams it served are gone. */
-  | { o: 'r'; r: string };
+  | { o: 'r'; r: string }
+  /** A barrier: changes no state; its sender waits for it to come back (pg-bus.ts). */
+  | { o: 'b'; k: string };
 
 interface MirrorSession {
   pending: Set<string>;
@@ -87,6 +89,8 @@ export class BusMirror {
         this.#sessions.delete(op.s);
         return [op.s];
       }
+      case 'b':
+        return [];
       case 'r': {
         // Its client saw the stream break (Gradio clients give up the session then): forget it,
         // rather than buffer frames nobody will read.

@@ -16,7 +16,14 @@
  *   a SIGKILLed replica's connection drops at once, and the next sweep (every `sweepMs`) ends its
  *   events with `orphanMessage` so no client waits forever.
  *
- * Needs the tables of migration 120 (server/db/migrations/120_gradio_bus.sql). Takes a pg Pool;
+ * - Curl call-API events are rows too (`gradio_bus_calls`, one per call): the POST and its GET may
+ *   land on different replicas; the GET's DELETE ... RETURNING makes it the one reader.
+ *
+ * - Mailboxes (`gradio_bus_mailboxes`, one row per open MCP `/sse` stream) say which replica holds
+ *   a stream; a message posted on any replica goes to that one on its own channel, every message
+ *   through NOTIFY (even to itself) so they arrive in the order they were posted.
+ *
+ * Needs the tables of migrations 120, 122 and 123 (server/db/migrations/). Takes a pg Pool;
  * knows nothing of what the frames mean.
  * @module
  */
@@ -25,12 +32,13 @@ import type pg from 'pg';
 import { mayCancel, type CancelClaim, type EventOwnership } from '../ownership.ts';
 import { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 import { BusMirror, type BusOp } from './mirror.ts';
-import type { Attachment, BusMessage, CancelOutcome, LocalCancel, SessionBus, SessionSink } from './types.ts';
+import type { Attachment, BusMessage, CallRecord, CancelOutcome, LocalCancel, Mailbox, SessionBus, SessionSink } from './types.ts';
 
 export { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 
 const BUS_CHANNEL = 'airlock_gradio_bus:';
 const CANCEL_CHANNEL = 'airlock_gradio_cancel:';
+const MAIL_CHANNEL = 'airlock_gradio_mail:';
 /** A payload starting with this names a spilled batch by id. */
 const REF = '#';
 
@@ -71,6 +79,13 @@ export class PgSessionBus implements SessionBus {
   #cancel: LocalCancel = () => {};
   #forgotten: (sessionHash: string) => void = () => {};
   #tokens = 0;
+  /** Mailboxes open on this replica. */
+  readonly #mailboxes = new Map<string, (payload: string) => void>();
+  /** Mail payloads in arrival order (a spilled one is read before anything after it). */
+  #mail: string[] = [];
+  #mailing = false;
+  /** Barriers sent by this replica, resolved when their own notification comes back. */
+  readonly #barriers = new Map<string, () => void>();
   #sweep: NodeJS.Timeout | null = null;
   #closed = false;
 
@@ -107,6 +122,9 @@ export class PgSessionBus implements SessionBus {
     if (!this.#mirror.has(s)) {
       // Its join's notification may still be on its way, or this replica started after the join.
       const { rows } = await this.#pool.query<{ event_id: string }>('SELECT event_id FROM gradio_bus_events WHERE session_hash = $1', [s]);
+      // Its events may all have completed already, their notifications not yet applied here: wait
+      // until this replica has applied everything committed so far, then look again.
+      if (rows.length === 0 && !this.#mirror.has(s)) await this.#barrier();
       if (!this.#mirror.has(s)) {
         if (rows.length === 0) return null;
         this.#mirror.adopt(s, rows.map((r) => r.event_id));
@@ -139,6 +157,52 @@ export class PgSessionBus implements SessionBus {
 
   size(): number {
     return this.#mirror.size;
+  }
+
+  async putCall(eventId: string, call: CallRecord, ttlMs: number): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO gradio_bus_calls (event_id, api_name, session_hash, owner_key, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000))`,
+      [eventId, call.apiName, call.sessionHash, call.owner, ttlMs],
+    );
+  }
+
+  async takeCall(eventId: string, apiName: string, owner: string | null): Promise<string | null> {
+    const { rows } = await this.#pool.query<{ session_hash: string }>(
+      `DELETE FROM gradio_bus_calls
+       WHERE event_id = $1 AND api_name = $2 AND owner_key IS NOT DISTINCT FROM $3 AND expires_at > now()
+       RETURNING session_hash`,
+      [eventId, apiName, owner],
+    );
+    return rows[0]?.session_hash ?? null;
+  }
+
+  async openMailbox(key: string, owner: string | null, deliver: (payload: string) => void): Promise<Mailbox> {
+    await this.#pool.query('INSERT INTO gradio_bus_mailboxes (key, owner_key, replica) VALUES ($1, $2, $3)', [key, owner, this.replica]);
+    this.#mailboxes.set(key, deliver);
+    return {
+      close: async () => {
+        if (this.#mailboxes.get(key) !== deliver) return;
+        this.#mailboxes.delete(key);
+        await this.#pool.query('DELETE FROM gradio_bus_mailboxes WHERE key = $1 AND replica = $2', [key, this.replica]).catch(() => {});
+      },
+    };
+  }
+
+  async postMailbox(key: string, owner: string | null, payload: string): Promise<'sent' | 'refused' | 'unknown'> {
+    const { rows } = await this.#pool.query<{ owner_key: string | null; replica: string }>('SELECT owner_key, replica FROM gradio_bus_mailboxes WHERE key = $1', [key]);
+    if (rows.length === 0) return 'unknown';
+    if (rows[0].owner_key !== owner) return 'refused';
+    const mail = JSON.stringify({ k: key, r: rows[0].replica, p: payload });
+    if (Buffer.byteLength(mail) <= INLINE_MAX) await this.#pool.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL + this.#schema, mail]);
+    else {
+      // Too large for a notification: the row carries it, the notification its id (read once, swept later).
+      await this.#pool.query(
+        `WITH spilled AS (INSERT INTO gradio_bus_frames (body) VALUES ($2) RETURNING id) SELECT pg_notify($1, '${REF}' || spilled.id) FROM spilled`,
+        [MAIL_CHANNEL + this.#schema, mail],
+      );
+    }
+    return 'sent';
   }
 
   async cancelRemote(eventId: string, claim: CancelClaim): Promise<CancelOutcome> {
@@ -185,6 +249,10 @@ export class PgSessionBus implements SessionBus {
          DELETE FROM gradio_bus_replicas r USING dead WHERE r.replica = dead.replica RETURNING r.replica
        ), old AS (
          DELETE FROM gradio_bus_frames WHERE created_at < now() - interval '10 minutes'
+       ), unread AS (
+         DELETE FROM gradio_bus_calls WHERE expires_at <= now()
+       ), boxes AS (
+         DELETE FROM gradio_bus_mailboxes m USING dead WHERE m.replica = dead.replica
        )
        SELECT event_id, session_hash, NULL AS dead FROM gone
        UNION ALL SELECT NULL, NULL, replica FROM buried`,
@@ -196,6 +264,28 @@ export class PgSessionBus implements SessionBus {
     for (const replica of new Set(rows.filter((r) => r.dead !== null).map((r) => r.dead!))) this.#send({ o: 'r', r: replica });
     await this.flush();
     return rows.filter((r) => r.event_id !== null).map((r) => r.event_id!);
+  }
+
+  /**
+   * Resolves once this replica has applied every notification committed before the call:
+   * PostgreSQL delivers notifications in commit order, so its own marker coming back proves it.
+   * Bounded: a lost LISTEN connection must not hang a request.
+   */
+  #barrier(timeoutMs = 2_000): Promise<void> {
+    const k = `${this.replica}:${++this.#tokens}`;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#barriers.set(k, () => {
+        this.#barriers.delete(k);
+        done();
+      });
+      this.#send({ o: 'b', k });
+    }).finally(() => this.#barriers.delete(k));
   }
 
   async close(): Promise<void> {
@@ -306,10 +396,12 @@ export class PgSessionBus implements SessionBus {
     client.on('notification', (n) => {
       if (n.channel === BUS_CHANNEL + this.#schema) this.#received(n.payload ?? '');
       else if (n.channel === CANCEL_CHANNEL + this.#schema) this.#cancelled(n.payload ?? '');
+      else if (n.channel === MAIL_CHANNEL + this.#schema) this.#mailed(n.payload ?? '');
     });
     client.on('error', () => this.#lost(client));
     await client.query(`LISTEN ${quote(BUS_CHANNEL + this.#schema)}`);
     await client.query(`LISTEN ${quote(CANCEL_CHANNEL + this.#schema)}`);
+    await client.query(`LISTEN ${quote(MAIL_CHANNEL + this.#schema)}`);
     // This connection is the replica's pulse: while it lives, the replica's events are its own.
     await client.query(
       `INSERT INTO gradio_bus_replicas (replica, backend_pid, backend_start)
@@ -363,8 +455,33 @@ export class PgSessionBus implements SessionBus {
       // This replica's own attach, detach and forget were applied when they happened.
       if ((op.o === 'a' || op.o === 'd') && op.k.startsWith(mine)) continue;
       if (op.o === 'x' && op.by === this.replica) continue;
+      if (op.o === 'b') {
+        this.#barriers.get(op.k)?.();
+        continue;
+      }
       for (const s of this.#mirror.apply(op)) this.#forgotten(s);
     }
+  }
+
+  #mailed(payload: string): void {
+    this.#mail.push(payload);
+    if (!this.#mailing) void this.#drainMail();
+  }
+
+  async #drainMail(): Promise<void> {
+    this.#mailing = true;
+    while (this.#mail.length > 0) {
+      const payload = this.#mail.shift()!;
+      try {
+        const json = payload.startsWith(REF) ? await this.#spilled(payload.slice(REF.length)) : payload;
+        if (json === null) continue;
+        const { k, r, p } = JSON.parse(json) as { k: string; r: string; p: string };
+        if (r === this.replica) this.#mailboxes.get(k)?.(p);
+      } catch (error) {
+        this.#options.log?.warn({ err: error }, 'bus mail failed');
+      }
+    }
+    this.#mailing = false;
   }
 
   #cancelled(payload: string): void {

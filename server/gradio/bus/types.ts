@@ -24,10 +24,25 @@ export interface Attachment {
   detach(): void;
 }
 
+/** Handle of an open mailbox. */
+export interface Mailbox {
+  close(): Promise<void>;
+}
+
 /** Cancels an event that runs in this process (the claim was already checked). */
 export type LocalCancel = (eventId: string) => void;
 
 export type CancelOutcome = 'cancelled' | 'refused' | 'unknown';
+
+/**
+ * A curl call-API event waiting for its one reader (`GET /call/{api}/{event_id}`), which may come
+ * to any replica: the session the call runs in, and who may read it.
+ */
+export interface CallRecord {
+  apiName: string;
+  sessionHash: string;
+  owner: string | null;
+}
 
 /** The contract every bus implementation keeps. */
 export interface SessionBus {
@@ -60,6 +75,20 @@ export interface SessionBus {
    * replica serving it died): this process stops its own events of that session (set once by the queue).
    */
   onForgotten(handler: (sessionHash: string) => void): void;
+  /** Remembers a call-API event for `ttlMs` (past that its event was aborted as an orphan anyway). */
+  putCall(eventId: string, call: CallRecord, ttlMs: number): Promise<void>;
+  /**
+   * Takes a call's session for its one reader (on any replica): null when unknown, expired, taken
+   * already, or asked for under another endpoint or owner (then it stays for the right reader).
+   */
+  takeCall(eventId: string, apiName: string, owner: string | null): Promise<string | null>;
+  /**
+   * Opens a mailbox here: messages posted to `key` on any replica reach `deliver`, in the order
+   * they were posted (the MCP `/sse` session whose stream this replica holds). `close` removes it.
+   */
+  openMailbox(key: string, owner: string | null, deliver: (payload: string) => void): Promise<Mailbox>;
+  /** Posts to a mailbox wherever it is open: 'refused' for another owner, 'unknown' when none is open. */
+  postMailbox(key: string, owner: string | null, payload: string): Promise<'sent' | 'refused' | 'unknown'>;
   /** Resolves once everything published so far has left this process (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;

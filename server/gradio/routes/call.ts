@@ -3,7 +3,8 @@
  * /gradio_api/call/{api}` (and `/call/v2/{api}`) queues an event and answers `{event_id}`; `GET
  * /gradio_api/call/{api}/{event_id}` streams it as named SSE events. Each call runs in a session of
  * its own; with `identityKey`, only the identity that made the call may read it (404 otherwise).
- * Dropping the GET stream aborts the event, as it does for `/queue/data`.
+ * Dropping the GET stream aborts the event, as it does for `/queue/data`. The call's record lives
+ * on the session bus, so with several replicas the GET may land on another replica than the POST.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -13,23 +14,12 @@ import { keywordArgs, positionalArgs } from '../call-args.ts';
 import { CallStreamWriter } from '../call-stream.ts';
 import type { GradioContext } from '../context.ts';
 import { RequestRejectedError } from '../errors.ts';
-import { sessionKey, type OwnerKey } from '../ownership.ts';
+import { sessionKey } from '../ownership.ts';
 import { isRejection, normalizeInputs } from '../validate.ts';
 import { onResponseClose, openStream } from './queue.ts';
 
-/** Calls remembered for their GET; the oldest are forgotten past this (their events still end by orphan timeout). */
-const CALLS_LIMIT = 10_000;
-
-interface CallRecord {
-  apiName: string;
-  sessionHash: string;
-  owner: OwnerKey;
-}
-
 /** Registers the call routes. */
 export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): void {
-  const calls = new Map<string, CallRecord>();
-
   const endpointOf = (request: FastifyRequest) => {
     const apiName = (request.params as { api_name: string }).api_name;
     const index = ctx.endpoints.findIndex((e) => e.apiName === apiName);
@@ -47,23 +37,19 @@ export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): vo
     // Never the caller's own session_hash: the GET would take over that session's /queue/data stream.
     const sessionHash = `call_${randomUUID().replaceAll('-', '')}`;
     const eventId = await ctx.queue.join({ fnIndex: index, sessionHash, data, eventData: null, identity: identityOf(request), owner, headers: request.headers });
-    calls.set(eventId, { apiName: endpoint.apiName, sessionHash, owner });
-    if (calls.size > CALLS_LIMIT) calls.delete(calls.keys().next().value!);
-    // Unread past the orphan timeout, the event was aborted: forget it too.
-    setTimeout(() => calls.delete(eventId), (ctx.options.orphanTimeoutMs ?? 60_000) + 1_000).unref();
+    // Unread past the orphan timeout, the event was aborted: the record expires with it.
+    await ctx.queue.bus.putCall(eventId, { apiName: endpoint.apiName, sessionHash, owner }, (ctx.options.orphanTimeoutMs ?? 60_000) + 1_000);
     return { event_id: eventId };
   };
 
   const get = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const { api_name: apiName, event_id: eventId } = request.params as { api_name: string; event_id: string };
-    const call = calls.get(eventId);
-    // Another identity's event reads as unknown: nothing to learn about it.
-    if (!call || call.apiName !== apiName || call.owner !== ownerOf(request, ctx.options.identityKey)) {
-      throw new RequestRejectedError(404, 'Event not found.');
-    }
-    calls.delete(eventId); // one reader, as upstream (its messages are consumed)
+    const owner = ownerOf(request, ctx.options.identityKey);
+    // One reader, as upstream (its messages are consumed). Another identity's event reads as unknown.
+    const sessionHash = await ctx.queue.bus.takeCall(eventId, apiName, owner);
+    if (sessionHash === null) throw new RequestRejectedError(404, 'Event not found.');
     const writer = openStream(reply, (res) => new CallStreamWriter(res));
-    await ctx.streams.attachSession(sessionKey(call.sessionHash, call.owner), writer, undefined, onResponseClose(reply));
+    await ctx.streams.attachSession(sessionKey(sessionHash, owner), writer, undefined, onResponseClose(reply));
   };
 
   for (const prefix of ['/gradio_api/call', '/gradio_api/call/v2']) {

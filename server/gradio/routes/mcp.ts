@@ -3,12 +3,15 @@
  * `/` and `/http/`, the older SSE transport at `/sse` + `/messages/`, and `/schema` (upstream's
  * tool list for the Hugging Face MCP server). Every path needs the caller's credentials like any
  * Gradio route (bearer or `/login` cookie); tools run with that identity. An SSE session belongs
- * to its opener: another identity posting to its session id gets a 404.
+ * to its opener: another identity posting to its session id gets a 404. The SSE stream stays on
+ * the replica that opened it; its `/messages/` POSTs may land on any replica and reach it through
+ * the session bus's mailboxes (one process: delivered at once).
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { identityOf, ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
 import { RequestRejectedError } from '../errors.ts';
@@ -57,25 +60,42 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): voi
     const transport = new SSEServerTransport(`${ctx.mountPath}/gradio_api/mcp/messages/`, reply.raw);
     const server = createMcpServer(ctx, caller(request, true), request.log);
     sse.set(transport.sessionId, { transport, owner });
+    // Messages posted on any replica (this one included) arrive here, in the order they were posted.
+    const mailbox = ctx.queue.bus.openMailbox(transport.sessionId, owner, (payload) => {
+      transport.handleMessage(JSON.parse(payload)).catch((error) => request.log.warn({ err: error }, 'gradio MCP message failed'));
+    });
     // The server sets the transport's onclose; closing it once (from either end) is enough.
     let closed = false;
     const close = () => {
       if (closed) return;
       closed = true;
       sse.delete(transport.sessionId);
+      void mailbox.then((box) => box.close()).catch(() => {});
       void server.close();
     };
     reply.raw.once('close', close);
+    try {
+      await mailbox;
+    } catch (error) {
+      request.log.warn({ err: error }, 'gradio MCP mailbox failed');
+      reply.raw.destroy();
+      return;
+    }
     await server.connect(transport);
     server.onclose = close;
   });
 
+  // As the SDK's handlePostMessage, but the message goes through the bus to whichever replica holds the stream.
   const post = async (request: FastifyRequest, reply: FastifyReply) => {
     const id = (request.query as Record<string, unknown>).sessionId;
-    const session = typeof id === 'string' ? sse.get(id) : undefined;
-    if (!session || session.owner !== ownerOf(request, ctx.options.identityKey)) throw new RequestRejectedError(404, 'Session not found.');
-    reply.hijack();
-    await session.transport.handlePostMessage(request.raw, reply.raw, request.body);
+    const owner = ownerOf(request, ctx.options.identityKey);
+    if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) throw new RequestRejectedError(400, 'The message must be application/json.');
+    const message = JSONRPCMessageSchema.safeParse(request.body);
+    if (!message.success) throw new RequestRejectedError(400, 'Invalid message: not a JSON-RPC message.');
+    const sent = typeof id === 'string' ? await ctx.queue.bus.postMailbox(id, owner, JSON.stringify(message.data)) : 'unknown';
+    // Another identity's session reads as unknown: nothing to learn about it.
+    if (sent !== 'sent') throw new RequestRejectedError(404, 'Session not found.');
+    return reply.code(202).type('text/plain').send('Accepted');
   };
   for (const path of ['/gradio_api/mcp/messages', '/gradio_api/mcp/messages/']) app.post(path, post);
 
