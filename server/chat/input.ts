@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-import type { FileRef, TurnAction, TurnInput } from '../engine/index.ts';
+import type { FileRef, TurnAction, TurnInput } from '../engine/types.ts';
 
 export type ChatAction = TurnAction;
 export type { FileRef };

@@ -8,7 +8,7 @@ import { listApprovalRecords } from '../../db/approval-records.ts';
 import type { ApprovalStatus } from '../../db/approvals.ts';
 import { AirlockError } from '../../errors.ts';
 import { v1Caller } from './identity.ts';
-import type { V1Deps } from './index.ts';
+import type { V1Deps } from './deps.ts';
 import { listScope } from './runs-routes.ts';
 import { DecisionBody, IdParams, ListQuery, parseWith } from './schemas.ts';
 import { approvalWire } from './serialize.ts';

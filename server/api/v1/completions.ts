@@ -14,7 +14,7 @@ import { openSseResponse, sseFrame } from '../../events/index.ts';
 import { AGENT_EVENT_SCHEMA, envelope, liveBody, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
-import type { V1Deps } from './index.ts';
+import type { V1Deps } from './deps.ts';
 import { runStatus } from './run-status.ts';
 import { parseRunRequest, type RunRequest } from './schemas.ts';
 import { summarize } from './serialize.ts';

@@ -16,6 +16,7 @@ import type { Pool } from '../../db/index.ts';
 import type { Engine, Ledger } from '../../engine/index.ts';
 import { AirlockError } from '../../errors.ts';
 import { createApprovalService, type ApprovalServiceDeps } from './approval-service.ts';
+import type { V1Deps } from './deps.ts';
 import { approvalRoutes } from './approvals-routes.ts';
 import { completionRoutes } from './completions.ts';
 import { registerV1Errors } from './errors.ts';
@@ -28,13 +29,7 @@ import { createUserTokenMinter } from './user-token.ts';
 
 export const V1_PREFIX = '/api/agent/v1';
 
-/** What the route modules share. */
-export interface V1Deps {
-  pool: Pool;
-  runs: RunService;
-  approvals: ReturnType<typeof createApprovalService>;
-  jobs: () => JobQueue;
-}
+export type { V1Deps } from './deps.ts';
 
 /** Route modules whose every route needs a caller (identity.ts), each a plugin of its own. */
 const ROUTES: FastifyPluginAsync<V1Deps>[] = [completionRoutes, runRoutes, traceRoutes, approvalRoutes];

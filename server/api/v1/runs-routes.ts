@@ -9,7 +9,7 @@ import { getConversationForUser } from '../../db/conversations.ts';
 import { AirlockError } from '../../errors.ts';
 import { pageEvents } from './agent-events.ts';
 import { assertUserKey, canSee, v1Caller, type V1Caller } from './identity.ts';
-import type { V1Deps } from './index.ts';
+import type { V1Deps } from './deps.ts';
 import { isTerminal, runStatus, RUN_STATUSES } from './run-status.ts';
 import { EventsQuery, IdParams, ListQuery, parseRunRequest, parseWith } from './schemas.ts';
 import { runWire, summarize } from './serialize.ts';

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { listAgentRuns } from '../../db/agent-runs.ts';
 import { pageEvents } from './agent-events.ts';
 import { v1Caller } from './identity.ts';
-import type { V1Deps } from './index.ts';
+import type { V1Deps } from './deps.ts';
 import { listScope, visibleRun } from './runs-routes.ts';
 import { EventsQuery, IdParams, ListQuery, parseWith } from './schemas.ts';
 import { traceWire } from './serialize.ts';
