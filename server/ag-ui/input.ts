@@ -17,6 +17,9 @@ import { z } from 'zod';
 import type { TurnInput } from '../engine/index.ts';
 import { AirlockError } from '../errors.ts';
 
+/** The AG-UI run route (routes.ts); also the origin of a resume's decisions in their audit rows. */
+export const AG_UI_PATH = '/api/agent/ag-ui';
+
 export const AgUiRunInput = RunAgentInputSchema.extend({
   threadId: z.uuid('threadId must be a conversation id (a UUID)'),
   runId: z.string('runId must be a string').trim().min(1, 'runId must not be empty').max(180, 'runId must be at most 180 characters'),
@@ -74,6 +77,7 @@ export function turnsOf(input: AgUiRunInput): { turns: TurnInput[]; decisions: D
       action: d.action,
       approvalId: d.approvalId,
       requestId: i === decisions.length - 1 ? input.runId : `${input.runId}#${i + 1}`,
+      origin: { method: 'POST', path: AG_UI_PATH },
     }));
     return { turns, decisions };
   }

@@ -87,7 +87,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     // Most turns find nothing pending: skip the transaction (time to first token); a new
     // conversation skips even the lookups.
     if (!ctx.fresh && (await listPendingApprovals(deps.pool, conversationId)).length > 0) yield* await commit(async (tx) => {
-      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote });
+      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });

@@ -31,6 +31,18 @@ export interface TurnInput {
    */
   decidedBy?: string | null;
   decisionNote?: string | null;
+  /**
+   * Where a decision came in, for its audit row (chat/approval-audit.ts): the transport's route and
+   * the service that called on the user's behalf. Absent: Gradio /chat.
+   */
+  origin?: DecisionOrigin;
+}
+
+export interface DecisionOrigin {
+  method: string;
+  path: string;
+  /** The service client of an on-behalf call (headless API with the service token). */
+  serviceActor?: string | null;
 }
 
 /** What a transport attaches to a turn before it starts (the headless API: the run's stored policy). */
