@@ -10,7 +10,7 @@ import { AirlockError } from '../../errors.ts';
 import { pageEvents } from './agent-events.ts';
 import { assertUserKey, canSee, v1Caller, type V1Caller } from './identity.ts';
 import type { V1Deps } from './index.ts';
-import { isTerminal, runStatus, RUN_STATUSES } from './run-status.ts';
+import { isTerminal, runStatus, RUN_STATUSES, statusPairs } from './run-status.ts';
 import { EventsQuery, IdParams, ListQuery, parseRunRequest, parseWith } from './schemas.ts';
 import { runWire, summarize } from './serialize.ts';
 import { roleAllows } from '../../auth/index.ts';
@@ -52,9 +52,19 @@ export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
     const caller = v1Caller(request);
     const query = parseWith(ListQuery, request.query);
     const status = parseStatusFilter(query.status);
-    const rows = await listAgentRuns(deps.pool, { ...listScope(caller), limit: query.limit });
-    const runs = rows.map(runWire).filter((r) => !status || r.status === status);
-    return { runs, count: runs.length };
+    // Keyset paging: `before` is the last run_id of the previous page (its next_before).
+    const before = query.before ? await visibleRun(deps, caller, query.before).catch(() => {
+      throw new AirlockError('VALIDATION_ERROR', 'before must be the run_id of a run in this list (a next_before).');
+    }) : null;
+    // The status filter runs in SQL, before the LIMIT: a page is never short because of it.
+    const rows = await listAgentRuns(deps.pool, {
+      ...listScope(caller),
+      limit: query.limit,
+      statuses: status ? statusPairs(status) : null,
+      before: before ? { createdAt: before.createdAt, id: before.id } : null,
+    });
+    const runs = rows.map(runWire);
+    return { runs, count: runs.length, next_before: rows.length === query.limit ? rows.at(-1)!.id : null };
   });
 
   app.get('/runs/:id', async (request) => {
