@@ -93,7 +93,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     });
     const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now);
 
-    const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
+    const runContext = { threadId: conversationId, userToken: ctx.setup?.userToken ?? ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
     let events: AsyncIterable<AgentEvent>;
     if (input.action) {
       if (!owed && resolved.length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');

@@ -50,6 +50,11 @@ export interface TurnSetup {
   toolPolicy?: ToolPolicy | null;
   /** The caller's system messages, put before the agent's own. */
   callerSystem?: string | null;
+  /**
+   * The token the turn's tools act with instead of the submitter's (the headless API mints one for
+   * the run's user per turn, so no turn starts with a token near its end).
+   */
+  userToken?: string;
 }
 
 export interface TurnUser {

@@ -57,7 +57,9 @@ export function createRunService(deps: RunServiceDeps) {
     const run = named ? await getAgentRun(pool, named) : await pausedRunOfConversation(pool, turn.conversationId);
     if (!run) return;
     await linkTurn(pool, { engineRunId: turn.runId, runId: run.id, conversationId: turn.conversationId });
-    return { toolPolicy: run.toolPolicy, callerSystem: run.systemPrompt };
+    // A token minted for this turn, whoever submitted it (a tab's confirm carries a browser token
+    // with minutes left; the first turn's is long gone after an approval wait).
+    return { toolPolicy: run.toolPolicy, callerSystem: run.systemPrompt, userToken: await deps.mintToken(run.userId) };
   }
 
   async function create(caller: V1Caller, request: RunRequest, mode: AgentRunMode): Promise<AgentRun> {
