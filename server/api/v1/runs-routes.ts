@@ -61,7 +61,7 @@ export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
       ...listScope(caller),
       limit: query.limit,
       statuses: status ? statusPairs(status) : null,
-      before: before ? { createdAt: before.createdAt, id: before.id } : null,
+      before: before?.id ?? null,
     });
     const runs = rows.map(runWire);
     return { runs, count: runs.length, next_before: rows.length === query.limit ? rows.at(-1)!.id : null };
