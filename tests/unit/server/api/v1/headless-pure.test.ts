@@ -8,7 +8,7 @@ import { durableEvents, liveNumbering, ledgerBody, liveBody, pageEvents } from '
 import { mergeTokens } from '../../../../../server/api/v1/completions.ts';
 import { assertUserKey, canDecide, canSee, userKeyOf, type V1Caller } from '../../../../../server/api/v1/identity.ts';
 import { jobSchemaFor } from '../../../../../server/api/v1/job-queue.ts';
-import { runStatus } from '../../../../../server/api/v1/run-status.ts';
+import { RUN_STATUSES, runStatus, statusPairs } from '../../../../../server/api/v1/run-status.ts';
 import { parseRunRequest } from '../../../../../server/api/v1/schemas.ts';
 import type { LedgerEvent } from '../../../../../server/engine/index.ts';
 
@@ -172,6 +172,24 @@ describe('event projection', () => {
     // Merged, the live events are the replay.
     expect(mergeTokens(streamed).filter((e) => e.type !== 'token').map((e) => [e.sequence, e.type])).toEqual(replayed.filter((e) => e.type !== 'token' && e.type !== 'session_start').map((e) => [e.sequence, e.type]));
     expect(mergeTokens(streamed).find((e) => e.type === 'token')).toMatchObject({ sequence: 2, content: 'Let me check.' });
+  });
+});
+
+describe('statusPairs (the SQL filter of GET /runs?status=)', () => {
+  it('is runStatus inverted: each pair maps back to its status, and the statuses partition every pair', () => {
+    const all = RUN_STATUSES.flatMap((status) => statusPairs(status).map((p) => ({ status, p })));
+    for (const { status, p } of all) expect(runStatus({ rowStatus: p.row, lastTurn: p.turn ? { status: p.turn } : null })).toBe(status);
+    // 4 row statuses x (no turn + 5 turn statuses), each under exactly one status.
+    expect(new Set(all.map(({ p }) => `${p.row}/${p.turn}`)).size).toBe(24);
+    expect(all).toHaveLength(24);
+  });
+  it('row by row', () => {
+    expect(statusPairs('awaiting_approval')).toEqual([{ row: 'running', turn: 'paused' }]);
+    expect(statusPairs('completed')).toEqual([{ row: 'running', turn: 'done' }]);
+    expect(statusPairs('running')).toEqual([{ row: 'running', turn: null }, { row: 'running', turn: 'running' }]);
+    expect(statusPairs('queued')).toHaveLength(6);
+    expect(statusPairs('cancelled')).toContainEqual({ row: 'running', turn: 'cancelled' });
+    expect(statusPairs('failed')).toContainEqual({ row: 'failed', turn: null });
   });
 });
 
