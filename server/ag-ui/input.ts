@@ -68,7 +68,8 @@ export function lastUserText(messages: AgUiRunInput['messages']): string {
  * turn's request_id derives from the runId, the last one being the runId itself.
  */
 export function turnsOf(input: AgUiRunInput): { turns: TurnInput[]; decisions: Decision[] } {
-  const base = { files: [], conversationId: input.threadId };
+  // origin: a resume's decisions (or a message superseding them) are audited as made here.
+  const base = { files: [], conversationId: input.threadId, origin: { method: 'POST', path: AG_UI_PATH } };
   if (input.resume && input.resume.length > 0) {
     const decisions = decisionsOf(input.resume);
     const turns = decisions.map((d, i): TurnInput => ({
@@ -77,7 +78,6 @@ export function turnsOf(input: AgUiRunInput): { turns: TurnInput[]; decisions: D
       action: d.action,
       approvalId: d.approvalId,
       requestId: i === decisions.length - 1 ? input.runId : `${input.runId}#${i + 1}`,
-      origin: { method: 'POST', path: AG_UI_PATH },
     }));
     return { turns, decisions };
   }

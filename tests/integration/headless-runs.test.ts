@@ -205,6 +205,11 @@ describe('approvals', () => {
     }
     expect((await v1(server.url, `/runs/${runId}`, { token: admin })).body).toMatchObject({ status: 'cancelled', error: { code: 'CONFLICT' } });
     expect((await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body).toMatchObject({ status: 'denied', resolution_reason: 'superseded_by_new_message' });
+    // Superseding is a decision too: audited as a deny by who sent the message, where they sent it.
+    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE arguments->>'approval_id' = $1`, [approval.id]);
+    expect(audit.rows).toHaveLength(1);
+    expect(audit.rows[0]).toMatchObject({ operation: 'approval.deny', username: 'admin', path: '/chat' });
+    expect(audit.rows[0].arguments).toMatchObject({ result: 'denied', resolution_reason: 'superseded_by_new_message' });
   });
 
   it('who decides: an admin (approvals:decide) may decide the operator\'s; another viewer cannot see it', async () => {
