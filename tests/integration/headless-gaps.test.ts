@@ -96,6 +96,12 @@ describe('GET /v1/runs?status=&limit=', () => {
     expect((await allPages(lister, 'queued', 2)).flat().sort()).toEqual([...queued].sort());
     expect((await allPages(lister, 'failed', 5)).flat()).toHaveLength(1);
     expect((await allPages(lister, 'running', 5)).flat()).toEqual([]);
+    // /traces pages the same way.
+    const traces1 = (await v1(server.url, '/traces?status=awaiting_approval&limit=2', { token: lister })).body;
+    expect(traces1.traces.map((t: any) => t.run_id)).toEqual(newestFirst(paused).slice(0, 2));
+    const traces2 = (await v1(server.url, `/traces?status=awaiting_approval&limit=2&before=${traces1.next_before}`, { token: lister })).body;
+    expect(traces2).toMatchObject({ count: 1, next_before: null });
+    expect(traces2.traces[0].run_id).toBe(paused[0]);
     // Unfiltered paging still sees every run once.
     const everything = (await v1(server.url, '/runs?limit=200', { token: lister })).body.runs.map((r: any) => r.run_id);
     expect(everything).toHaveLength(11);

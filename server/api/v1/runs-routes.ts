@@ -33,6 +33,20 @@ export function parseStatusFilter(status: string | undefined): (typeof RUN_STATU
   return status as (typeof RUN_STATUSES)[number];
 }
 
+/**
+ * One page of the runs this caller may list, newest first: `status` filtered in SQL before the
+ * LIMIT (a page is never short because of it), keyset paging by `before` (the previous page's
+ * last run_id, its `next_before`). Shared by /runs and /traces.
+ */
+export async function listPage(deps: V1Deps, caller: V1Caller, query: { limit: number; status?: string; before?: string }): Promise<{ rows: AgentRun[]; nextBefore: string | null }> {
+  const status = parseStatusFilter(query.status);
+  const before = query.before ? await visibleRun(deps, caller, query.before).catch(() => {
+    throw new AirlockError('VALIDATION_ERROR', 'before must be the run_id of a run in this list (a next_before).');
+  }) : null;
+  const rows = await listAgentRuns(deps.pool, { ...listScope(caller), limit: query.limit, statuses: status ? statusPairs(status) : null, before: before?.id ?? null });
+  return { rows, nextBefore: rows.length === query.limit ? rows.at(-1)!.id : null };
+}
+
 export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.post('/runs', async (request, reply) => {
     const caller = v1Caller(request);
@@ -50,21 +64,9 @@ export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
 
   app.get('/runs', async (request) => {
     const caller = v1Caller(request);
-    const query = parseWith(ListQuery, request.query);
-    const status = parseStatusFilter(query.status);
-    // Keyset paging: `before` is the last run_id of the previous page (its next_before).
-    const before = query.before ? await visibleRun(deps, caller, query.before).catch(() => {
-      throw new AirlockError('VALIDATION_ERROR', 'before must be the run_id of a run in this list (a next_before).');
-    }) : null;
-    // The status filter runs in SQL, before the LIMIT: a page is never short because of it.
-    const rows = await listAgentRuns(deps.pool, {
-      ...listScope(caller),
-      limit: query.limit,
-      statuses: status ? statusPairs(status) : null,
-      before: before?.id ?? null,
-    });
+    const { rows, nextBefore } = await listPage(deps, caller, parseWith(ListQuery, request.query));
     const runs = rows.map(runWire);
-    return { runs, count: runs.length, next_before: rows.length === query.limit ? rows.at(-1)!.id : null };
+    return { runs, count: runs.length, next_before: nextBefore };
   });
 
   app.get('/runs/:id', async (request) => {
