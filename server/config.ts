@@ -56,6 +56,11 @@ const EnvSchema = z.object({
   SERVICE_TOKEN_TTL_S: z.coerce.number().int().positive().default(300),
   /** Browser sessions: the in-memory access token's lifetime (the refresh cookie lasts USER_TOKEN_TTL_S). */
   SESSION_ACCESS_TTL_S: z.coerce.number().int().positive().default(300),
+  /**
+   * Headless runs: lifetime of the token minted for the user at the start of each turn (longer than
+   * a turn takes: the graph's step limit x the model timeout); never above USER_TOKEN_TTL_S.
+   */
+  AGENT_TOKEN_TTL_S: z.coerce.number().int().positive().default(1800),
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
   /** Total bytes of one upload request (default 4 x UPLOAD_MAX_BYTES). */
   UPLOAD_REQUEST_MAX_BYTES: z.coerce.number().int().positive().optional(),
@@ -122,7 +127,7 @@ export interface Config {
   trustProxy: string[];
   demoPassword: string | undefined;
   service: { clientId: string; clientSecret: string; secretGenerated: boolean };
-  jwt: { issuer: string; userTokenTtlS: number; serviceTokenTtlS: number; sessionAccessTtlS: number };
+  jwt: { issuer: string; userTokenTtlS: number; serviceTokenTtlS: number; sessionAccessTtlS: number; agentTokenTtlS: number };
   uploadMaxBytes: number;
   uploads: { requestMaxBytes: number; quotaBytes: number; retentionMs: number };
   chatPerUser: { concurrency: number; queueSize: number };
@@ -184,7 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientSecret: e.SERVICE_CLIENT_SECRET ?? randomBytes(24).toString('base64url'),
       secretGenerated: e.SERVICE_CLIENT_SECRET === undefined,
     },
-    jwt: { issuer: e.JWT_ISSUER, userTokenTtlS: e.USER_TOKEN_TTL_S, serviceTokenTtlS: e.SERVICE_TOKEN_TTL_S, sessionAccessTtlS: e.SESSION_ACCESS_TTL_S },
+    jwt: { issuer: e.JWT_ISSUER, userTokenTtlS: e.USER_TOKEN_TTL_S, serviceTokenTtlS: e.SERVICE_TOKEN_TTL_S, sessionAccessTtlS: e.SESSION_ACCESS_TTL_S, agentTokenTtlS: e.AGENT_TOKEN_TTL_S },
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
     uploads: {
       requestMaxBytes: e.UPLOAD_REQUEST_MAX_BYTES ?? 4 * e.UPLOAD_MAX_BYTES,

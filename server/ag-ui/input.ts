@@ -17,6 +17,9 @@ import { z } from 'zod';
 import type { TurnInput } from '../engine/index.ts';
 import { AirlockError } from '../errors.ts';
 
+/** The AG-UI run route (routes.ts); also the origin of a resume's decisions in their audit rows. */
+export const AG_UI_PATH = '/api/agent/ag-ui';
+
 export const AgUiRunInput = RunAgentInputSchema.extend({
   threadId: z.uuid('threadId must be a conversation id (a UUID)'),
   runId: z.string('runId must be a string').trim().min(1, 'runId must not be empty').max(180, 'runId must be at most 180 characters'),
@@ -65,7 +68,8 @@ export function lastUserText(messages: AgUiRunInput['messages']): string {
  * turn's request_id derives from the runId, the last one being the runId itself.
  */
 export function turnsOf(input: AgUiRunInput): { turns: TurnInput[]; decisions: Decision[] } {
-  const base = { files: [], conversationId: input.threadId };
+  // origin: a resume's decisions (or a message superseding them) are audited as made here.
+  const base = { files: [], conversationId: input.threadId, origin: { method: 'POST', path: AG_UI_PATH } };
   if (input.resume && input.resume.length > 0) {
     const decisions = decisionsOf(input.resume);
     const turns = decisions.map((d, i): TurnInput => ({

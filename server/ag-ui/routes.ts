@@ -21,13 +21,13 @@ import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger, RunHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
 import { bearerUser, openSseResponse, sseComment, type VerifyUser } from '../events/index.ts';
-import { AgUiRunInput, lastEventId, turnsOf } from './input.ts';
+import { AG_UI_PATH, AgUiRunInput, lastEventId, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
 import { reconnectFrames, runFrames } from './run-stream.ts';
 import { expiredApproval } from './interrupts.ts';
 import { ownThread } from './threads.ts';
 
-export const AG_UI_PATH = '/api/agent/ag-ui';
+export { AG_UI_PATH };
 
 export interface AgUiRoutesOptions {
   pool: Pool;

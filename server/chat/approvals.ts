@@ -10,6 +10,8 @@ import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 import { approvalPrompt } from '../operations/index.ts';
 import type { PolicyStamp } from '../policy/index.ts';
+import type { DecisionOrigin } from '../engine/types.ts';
+import { auditDecision } from './approval-audit.ts';
 import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ResolvedResult } from './approval-policy.ts';
 import type { ChatAction } from './input.ts';
 
@@ -21,11 +23,12 @@ export interface ResolvedApproval {
 /**
  * Resolves the pending approvals this turn decides: all of them for a new message (superseded),
  * exactly one for a confirm or deny. Approvals a concurrent request resolved first are skipped.
+ * Each decision writes its audit row (approval-audit.ts) in `db`, the decision's transaction.
  * A decision with nothing pending resolves nothing: the caller may still owe a resume.
  */
 export async function decideApprovals(
   db: Queryable,
-  turn: { conversationId: string; userId: string; action: ChatAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null },
+  turn: { conversationId: string; userId: string; action: ChatAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null; origin?: DecisionOrigin },
 ): Promise<ResolvedApproval[]> {
   const pending = await listPendingApprovals(db, turn.conversationId);
   if (turn.action && pending.length === 0) return [];
@@ -34,7 +37,10 @@ export async function decideApprovals(
   const resolved: ResolvedApproval[] = [];
   for (const { id, resolution } of selection.resolve) {
     const row = await resolveApproval(db, { id, userId: turn.userId, status: resolution.outcome, reason: resolution.reason, now: turn.now(), decidedBy: turn.decidedBy, note: turn.note });
-    if (row) resolved.push({ approvalId: row.id, result: resolution.result });
+    if (!row) continue;
+    // Audited here, in the decision's transaction: the one step every decision passes.
+    await auditDecision(db, { approval: row, result: resolution.result, deciderId: row.resolvedBy, note: turn.note ?? null, origin: turn.origin });
+    resolved.push({ approvalId: row.id, result: resolution.result });
   }
   return resolved;
 }

@@ -124,17 +124,30 @@ export async function getAgentRun(q: Queryable, id: string): Promise<AgentRun | 
 
 /**
  * Runs of a tenant, newest first: every user's when `userId` is null (a role that sees the
- * tenant's work), else that user's. `before` is the keyset cursor (created_at, id) of the last row.
+ * tenant's work), else that user's. `before` is the id of the previous page's last row (the keyset
+ * cursor is its (created_at, id), read here: a JS Date would drop created_at's microseconds).
+ * `statuses`: only runs whose (row status, newest turn status) is one of these pairs (the derived
+ * status of api/v1/run-status.ts `statusPairs`), filtered here, before the LIMIT, so a page is full.
  */
 export async function listAgentRuns(
   q: Queryable,
-  f: { tenant: string; userId: string | null; limit: number; mode?: AgentRunMode | null; before?: { createdAt: Date; id: string } | null },
+  f: {
+    tenant: string;
+    userId: string | null;
+    limit: number;
+    mode?: AgentRunMode | null;
+    before?: string | null;
+    statuses?: Array<{ row: AgentRunRowStatus; turn: RunRowStatus | null }> | null;
+  },
 ): Promise<AgentRun[]> {
   const { rows } = await q.query<Row>(
     `${SELECT} WHERE a.tenant = $1 AND ($2::uuid IS NULL OR a.user_id = $2) AND ($3::text IS NULL OR a.mode = $3)
-       AND ($4::timestamptz IS NULL OR (a.created_at, a.id) < ($4, $5::uuid))
-     ORDER BY a.created_at DESC, a.id DESC LIMIT $6`,
-    [f.tenant, f.userId, f.mode ?? null, f.before?.createdAt ?? null, f.before?.id ?? null, f.limit],
+       AND ($4::uuid IS NULL OR (a.created_at, a.id) < (SELECT b.created_at, b.id FROM agent_runs b WHERE b.id = $4))
+       AND ($6::text[] IS NULL OR EXISTS (
+         SELECT 1 FROM unnest($6::text[], $7::text[]) AS s(row_status, turn_status)
+         WHERE s.row_status = a.status AND s.turn_status IS NOT DISTINCT FROM last.status))
+     ORDER BY a.created_at DESC, a.id DESC LIMIT $5`,
+    [f.tenant, f.userId, f.mode ?? null, f.before ?? null, f.limit, f.statuses?.map((s) => s.row) ?? null, f.statuses?.map((s) => s.turn) ?? null],
   );
   return rows.map(toRun);
 }

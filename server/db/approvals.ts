@@ -25,6 +25,8 @@ export interface Approval {
   createdAt: Date;
   expiresAt: Date;
   resolvedAt: Date | null;
+  /** Who decided: the requester, or a user with approvals:decide; null while pending or expired. */
+  resolvedBy: string | null;
   /** When the graph consumed the decision; null while pending or decided but not yet resumed. */
   resumedAt: Date | null;
   /** The tool policy decision that paused the call (migration 110; older rows: builtin require_approval). */
@@ -48,6 +50,7 @@ interface ApprovalRow {
   created_at: Date;
   expires_at: Date;
   resolved_at: Date | null;
+  resolved_by: string | null;
   resumed_at: Date | null;
   policy_scope: string;
   policy_action: string;
@@ -72,6 +75,7 @@ function toApproval(row: ApprovalRow): Approval {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     resolvedAt: row.resolved_at,
+    resolvedBy: row.resolved_by ?? null,
     resumedAt: row.resumed_at,
     policy: { scope: row.policy_scope, action: row.policy_action, matched: row.policy_matched },
   };

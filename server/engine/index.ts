@@ -13,4 +13,4 @@ export { followLedger, type FollowOptions } from './follow.ts';
 export { RunHub } from './run-hub.ts';
 export { recoverOrphanedRuns, PROCESS_EXIT_DETAIL } from './recovery.ts';
 export { RunAbort, toTurnError } from './run-errors.ts';
-export type { FileRef, FileStorage, TurnAction, TurnInput, TurnSetup, TurnUser } from './types.ts';
+export type { DecisionOrigin, FileRef, FileStorage, TurnAction, TurnInput, TurnSetup, TurnUser } from './types.ts';

@@ -90,14 +90,14 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     const unresumed = ctx.fresh ? [] : await listUnresumedApprovals(deps.pool, conversationId);
     const pending = unresumed.some((a) => a.status === 'pending');
     if (pending) yield* await commit(async (tx) => {
-      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote });
+      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin });
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });
     // After a decision, read again what is owed (it was pending a moment ago).
     const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now, pending ? undefined : unresumed);
 
-    const runContext = { threadId: conversationId, userToken: ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
+    const runContext = { threadId: conversationId, userToken: ctx.setup?.userToken ?? ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
     let events: AsyncIterable<AgentEvent>;
     if (input.action) {
       if (!owed && resolved.length === 0) throw await noApprovalToDecide(deps.pool, conversationId, input.approvalId);

@@ -31,6 +31,18 @@ export interface TurnInput {
    */
   decidedBy?: string | null;
   decisionNote?: string | null;
+  /**
+   * Where a decision came in, for its audit row (chat/approval-audit.ts): the transport's route and
+   * the service that called on the user's behalf. Absent: Gradio /chat.
+   */
+  origin?: DecisionOrigin;
+}
+
+export interface DecisionOrigin {
+  method: string;
+  path: string;
+  /** The service client of an on-behalf call (headless API with the service token). */
+  serviceActor?: string | null;
 }
 
 /** What a transport attaches to a turn before it starts (the headless API: the run's stored policy). */
@@ -38,6 +50,11 @@ export interface TurnSetup {
   toolPolicy?: ToolPolicy | null;
   /** The caller's system messages, put before the agent's own. */
   callerSystem?: string | null;
+  /**
+   * The token the turn's tools act with instead of the submitter's (the headless API mints one for
+   * the run's user per turn, so no turn starts with a token near its end).
+   */
+  userToken?: string;
 }
 
 export interface TurnUser {

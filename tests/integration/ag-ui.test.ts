@@ -159,6 +159,11 @@ describe('AG-UI through @ag-ui/client HttpAgent', () => {
     expect(agent.pendingInterrupts).toEqual([]);
     expect(await deployments('checkout-api', '2.4.1')).toBe(1);
     expect((await db.pool.query('SELECT status FROM approvals WHERE id = $1', [interrupt.id])).rows[0].status).toBe('approved');
+    // The decision is audited as any other (issue 11): who, which approval, which tool, the result.
+    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE arguments->>'approval_id' = $1`, [interrupt.id]);
+    expect(audit.rows).toHaveLength(1);
+    expect(audit.rows[0]).toMatchObject({ operation: 'approval.approve', username: 'admin', user_role: 'admin', method: 'POST', path: '/api/agent/ag-ui', outcome: 'success' });
+    expect(audit.rows[0].arguments).toMatchObject({ tool: 'deploy_service', result: 'confirmed', resolution_reason: 'user_confirmed' });
 
     // The same resume again (a new run): nothing is pending, nothing runs twice.
     const again = await post(input(agent.threadId, { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] }), { token: admin });

@@ -114,6 +114,32 @@ describe('POST /v1/chat/completions', () => {
     expect(run.body.content).toBe(answer);
   });
 
+  it('live and replayed events number the same event alike (stream: true, stream: false, a pause)', async () => {
+    const replay = async (runId: string) => (await v1(server.url, `/runs/${runId}/events?limit=1000`, { token: admin })).body.events as any[];
+    const pairs = (events: any[]) => events.map((e) => [e.sequence, e.type, e.type === 'token' ? e.content : (e.tool_call_id ?? e.approval_request_id ?? e.status ?? null)]);
+    /** Live frames as the replay holds them: the deltas of one sequence joined into one token. */
+    const joined = (events: any[]) => {
+      const out: any[] = [];
+      for (const e of events) {
+        const last = out.at(-1);
+        if (e.type === 'token' && last?.type === 'token' && last.sequence === e.sequence) last.content += e.content;
+        else out.push({ ...e });
+      }
+      return out;
+    };
+    for (const text of ['What is the health of payments-api?', 'deploy checkout-api 9.1.0 to staging']) {
+      const { frames } = await streamCompletion(server.url, admin, ask(text));
+      const live = frames.slice(0, -1).map((f) => f.data);
+      // The answer streams as several deltas (the pause streams none): one sequence, one segment.
+      if (text.startsWith('What')) expect(new Set(live.filter((e) => e.type === 'token').map((e) => e.sequence)).size).toBeLessThan(live.filter((e) => e.type === 'token').length);
+      else expect(live.map((e) => e.type)).toContain('ask_user');
+      expect(live.map((e) => e.sequence)).toEqual([...live.map((e) => e.sequence)].sort((a, b) => a - b));
+      expect(pairs(joined(live))).toEqual(pairs(await replay(live[0].run_id)));
+      const summary = (await v1(server.url, '/chat/completions', { token: admin, body: ask(text.replace(/9\.1\.0/, '9.2.0')) })).body;
+      expect(pairs(summary.events)).toEqual(pairs(await replay(summary.run_id)));
+    }
+  });
+
   it('stream: false returns the seed summary', async () => {
     const reply = await v1(server.url, '/chat/completions', { token: viewer, body: ask('What is the health of payments-api?') });
     expect(reply.status).toBe(200);

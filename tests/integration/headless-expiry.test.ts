@@ -43,6 +43,11 @@ describe('approval expiry', () => {
     expect(events.find((e: any) => e.type === 'tool_result')).toMatchObject({ tool_name: 'deploy_service', status: 'error', metadata: { error_code: 'APPROVAL_EXPIRED' } });
     expect(run.content.length).toBeGreaterThan(0);
     expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'web-frontend' AND version = '1.0.3'`)).rows[0].n).toBe(0);
+    // Audited like any decision: one row, decided by nobody (the `system` timer).
+    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE arguments->>'approval_id' = $1`, [approvalId]);
+    expect(audit.rows).toHaveLength(1);
+    expect(audit.rows[0]).toMatchObject({ operation: 'approval.expire', service_actor: 'system', user_id: null, username: null, method: 'JOB', path: 'approval-expiry', outcome: 'success' });
+    expect(audit.rows[0].arguments).toMatchObject({ tool: 'deploy_service', result: 'expired', resolution_reason: 'approval_timeout', decided_by: 'system' });
   });
 
   it('an approval opened in /chat expires too, and the conversation ledger shows the card expired', async () => {

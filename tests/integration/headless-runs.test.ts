@@ -126,7 +126,8 @@ describe('approvals', () => {
     // Audited with the caller.
     const audit = await db.pool.query(`SELECT * FROM audit_log WHERE operation = 'approval.approve' AND arguments->>'approval_id' = $1`, [approval.id]);
     expect(audit.rows).toHaveLength(1);
-    expect(audit.rows[0]).toMatchObject({ username: 'admin', outcome: 'success' });
+    expect(audit.rows[0]).toMatchObject({ username: 'admin', outcome: 'success', method: 'POST', path: `/api/agent/v1/approvals/${approval.id}/approve` });
+    expect(audit.rows[0].arguments).toMatchObject({ tool: 'deploy_service', result: 'confirmed', reason: 'operator approved in review UI' });
     // Once means once.
     const again = await v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: {} });
     expect(again.status).toBe(409);
@@ -157,8 +158,16 @@ describe('approvals', () => {
       client.close();
     }
     await waitForRun(server.url, admin, runId, (r) => r.status === 'completed');
+    // The /chat decision is audited like the API's: the decider, the approval, the tool, the result.
+    const decided = await db.pool.query(`SELECT * FROM audit_log WHERE arguments->>'approval_id' = $1 AND outcome = 'success'`, [approval.id]);
+    expect(decided.rows).toHaveLength(1);
+    expect(decided.rows[0]).toMatchObject({ operation: 'approval.approve', username: 'admin', user_role: 'admin', service_actor: null, method: 'POST', path: '/chat', tool_call_id: expect.any(String), conversation_id: approval.session_id });
+    expect(decided.rows[0].arguments).toMatchObject({ approval_id: approval.id, tool: 'deploy_service', result: 'confirmed', resolution_reason: 'user_confirmed', decided_by: decided.rows[0].user_id });
     const late = await v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: {} });
     expect(late.status).toBe(409);
+    // The refused late attempt is audited too, as a conflict, by the API that refused it.
+    const refused = await db.pool.query(`SELECT outcome, status_code FROM audit_log WHERE arguments->>'approval_id' = $1 AND outcome <> 'success'`, [approval.id]);
+    expect(refused.rows).toEqual([{ outcome: 'conflict', status_code: 409 }]);
     expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'orders-api' AND version = '4.5.6'`)).rows[0].n).toBe(1);
   });
 
@@ -196,6 +205,11 @@ describe('approvals', () => {
     }
     expect((await v1(server.url, `/runs/${runId}`, { token: admin })).body).toMatchObject({ status: 'cancelled', error: { code: 'CONFLICT' } });
     expect((await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body).toMatchObject({ status: 'denied', resolution_reason: 'superseded_by_new_message' });
+    // Superseding is a decision too: audited as a deny by who sent the message, where they sent it.
+    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE arguments->>'approval_id' = $1`, [approval.id]);
+    expect(audit.rows).toHaveLength(1);
+    expect(audit.rows[0]).toMatchObject({ operation: 'approval.deny', username: 'admin', path: '/chat' });
+    expect(audit.rows[0].arguments).toMatchObject({ result: 'denied', resolution_reason: 'superseded_by_new_message' });
   });
 
   it('who decides: an admin (approvals:decide) may decide the operator\'s; another viewer cannot see it', async () => {

@@ -24,7 +24,10 @@ export interface AgentEventV1 {
   run_id: string;
   session_id: string | null;
   timestamp: string;
-  /** Per run, from 1 (durable events only; live tokens are numbered in the stream's own order). */
+  /**
+   * Per run, from 1, as /runs/{id}/events replays it. Live, a committed event has the same number;
+   * a token delta has the number of the replayed event that records its text (liveNumbering).
+   */
   sequence: number;
   content?: string;
   tool_name?: string;
@@ -133,6 +136,29 @@ export function durableEvents(scope: EventScope, start: { createdAt: Date; text:
 export function liveBody(event: LiveEvent): Body | null {
   if (event.kind === 'partial') return { type: 'token', content: event.payload.token, metadata: {} };
   return ledgerBody(event, { live: true });
+}
+
+/**
+ * Numbers a live run's events (after its session_start, 1) exactly as durableEvents numbers the
+ * replay, so the same event has the same `sequence` live and in /runs/{id}/events. A committed
+ * event gets its durable number. A token delta gets the number of the durable event that will
+ * record its text: the segment's `token` (the assistant.message committed after the deltas, before
+ * anything else of the run), or the `error` that cut the segment; so the deltas of one segment share
+ * a number, and merged they are the replayed event. Returns null for what clients do not see.
+ */
+export function liveNumbering(scope: EventScope): (event: LiveEvent, timestamp?: string) => AgentEventV1 | null {
+  let durable = 1;
+  let segment: number | null = null;
+  return (event, timestamp = new Date().toISOString()) => {
+    if (event.kind === 'partial') {
+      segment ??= durable + 1;
+      return envelope(scope, segment, timestamp, { type: 'token', content: event.payload.token, metadata: {} });
+    }
+    if (ledgerBody(event, { live: false })) durable++;
+    if (event.kind === 'assistant.message') segment = null;
+    const body = ledgerBody(event, { live: true });
+    return body ? envelope(scope, durable, event.created_at, body) : null;
+  };
 }
 
 /** Pure paging over a run's events by sequence (seed: count, total_event_count, next_after_sequence, has_more). */

@@ -10,7 +10,7 @@
 import { insertAudit } from '../../db/audit.ts';
 import { getApprovalRecord, listDuePending, type ApprovalRecord } from '../../db/approval-records.ts';
 import type { Pool } from '../../db/index.ts';
-import type { Engine, RunHandle } from '../../engine/index.ts';
+import type { DecisionOrigin, Engine, RunHandle } from '../../engine/index.ts';
 import { AirlockError, isAirlockError } from '../../errors.ts';
 import { canDecide, type V1Caller } from './identity.ts';
 import type { UserTokenMinter } from './user-token.ts';
@@ -24,6 +24,9 @@ export interface ApprovalServiceDeps {
 }
 
 export type Decision = 'approve' | 'deny';
+
+/** The expiry timer's decisions (the approval-expiry job of job-queue.ts). */
+const EXPIRY_ORIGIN: DecisionOrigin = { method: 'JOB', path: 'approval-expiry' };
 
 export function createApprovalService(deps: ApprovalServiceDeps) {
   const { pool } = deps;
@@ -43,14 +46,16 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
    * the turn ended without deciding. The resume then goes on in the background. True when this
    * turn made the decision (not a concurrent confirm elsewhere).
    */
-  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; token?: string }): Promise<boolean> {
-    const token = input.token ?? (await deps.mintToken(record.requestedBy));
+  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; origin: DecisionOrigin }): Promise<boolean> {
+    // The resume acts as the requester with a token minted now, never the decider's own (it may
+    // be someone else's, or near its end after a long wait).
+    const token = await deps.mintToken(record.requestedBy);
     let handle: RunHandle | null = null;
     const deadline = Date.now() + 5_000;
     while (!handle) {
       try {
         handle = await deps.engine().submit(
-          { text: '', files: [], conversationId: record.conversationId, action: input.action, requestId: input.requestId, approvalId: record.id, decidedBy: input.decidedBy, decisionNote: input.note },
+          { text: '', files: [], conversationId: record.conversationId, action: input.action, requestId: input.requestId, approvalId: record.id, decidedBy: input.decidedBy, decisionNote: input.note, origin: input.origin },
           { userId: record.requestedBy, token },
         );
       } catch (error) {
@@ -75,28 +80,33 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     }
   }
 
-  /** Approve or deny one pending approval. Returns the record after the decision. */
+  /**
+   * Approve or deny one pending approval. Returns the record after the decision. The decision's
+   * audit row is written by the decision step itself (chat/approval-audit.ts) from `origin`; a
+   * refused attempt (409) is audited here.
+   */
   async function decide(caller: V1Caller, id: string, decision: Decision, reason: string | null): Promise<ApprovalRecord> {
     const record = await visible(caller, id);
-    const audit = (outcome: 'success' | 'conflict', errorCode: string | null) =>
+    const origin: DecisionOrigin = { method: 'POST', path: `/api/agent/v1/approvals/${id}/${decision}`, serviceActor: caller.serviceClientId ?? null };
+    const refused = () =>
       insertAudit(pool, {
-        serviceActor: caller.serviceClientId ?? null,
+        serviceActor: origin.serviceActor ?? null,
         userId: caller.userId,
         username: caller.username,
         userRole: caller.role,
         operation: `approval.${decision}`,
-        method: 'POST',
-        path: `/api/agent/v1/approvals/${id}/${decision}`,
+        method: origin.method,
+        path: origin.path,
         arguments: { approval_id: id, tool: record.tool, reason, requested_by: record.requestedBy },
-        outcome,
-        statusCode: outcome === 'success' ? 200 : 409,
-        errorCode,
+        outcome: 'conflict',
+        statusCode: 409,
+        errorCode: 'CONFLICT',
         toolCallId: null,
         conversationId: record.conversationId,
         durationMs: null,
       });
     if (record.status !== 'pending') {
-      await audit('conflict', 'CONFLICT');
+      await refused();
       throw new AirlockError('CONFLICT', `This approval is already ${record.status}.`, { details: { status: record.status } });
     }
     if (record.expiresAt.getTime() <= now().getTime()) {
@@ -110,7 +120,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         requestId: `v1-decide:${id}:${decision}`,
         decidedBy: caller.userId,
         note: reason,
-        token: caller.userId === record.requestedBy ? caller.userToken : undefined,
+        origin,
       });
     } catch (error) {
       if (!isAirlockError(error) || (error.code !== 'APPROVAL_NOT_FOUND' && error.code !== 'CONFLICT')) throw error;
@@ -118,10 +128,9 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     const after = (await getApprovalRecord(pool, id))!;
     if (!mine) {
       // Someone else (a tab's confirm, another operator) decided first: once means once.
-      await audit('conflict', 'CONFLICT');
+      await refused();
       throw new AirlockError('CONFLICT', `This approval is already ${after.status}.`, { details: { status: after.status } });
     }
-    await audit('success', null);
     return after;
   }
 
@@ -145,7 +154,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       try {
         const record = await getApprovalRecord(pool, a.id);
         if (!record || record.status !== 'pending') continue;
-        await submitDecision(record, { action: 'deny', requestId: `v1-expire:${a.id}`, decidedBy: null, note: null });
+        await submitDecision(record, { action: 'deny', requestId: `v1-expire:${a.id}`, decidedBy: null, note: null, origin: EXPIRY_ORIGIN });
         deps.log.info({ approvalId: a.id, conversationId: a.conversationId }, 'approval expired');
       } catch (error) {
         if (isAirlockError(error) && error.code === 'APPROVAL_NOT_FOUND') continue; // decided meanwhile

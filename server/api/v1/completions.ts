@@ -8,10 +8,9 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../../db/agent-runs.ts';
-import type { LiveEvent } from '../../engine/index.ts';
 import { AirlockError, isAirlockError } from '../../errors.ts';
 import { openSseResponse, sseFrame } from '../../events/index.ts';
-import { AGENT_EVENT_SCHEMA, envelope, liveBody, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
+import { AGENT_EVENT_SCHEMA, envelope, liveNumbering, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
 import type { V1Deps } from './deps.ts';
@@ -19,15 +18,17 @@ import { runStatus } from './run-status.ts';
 import { parseRunRequest, type RunRequest } from './schemas.ts';
 import { summarize } from './serialize.ts';
 
-const timestampOf = (e: LiveEvent): string => (e.kind === 'partial' ? new Date().toISOString() : e.created_at);
-
-/** Pure: merges consecutive token deltas into one event (the summary's `events` stay short). */
+/**
+ * Pure: merges the token deltas of one answer segment (consecutive, one sequence: liveNumbering)
+ * into one event, the one the replay holds, so the summary's `events` stay short and numbered as
+ * /runs/{id}/events numbers them.
+ */
 export function mergeTokens(events: AgentEventV1[]): AgentEventV1[] {
   const merged: AgentEventV1[] = [];
   for (const e of events) {
     const last = merged.at(-1);
-    if (e.type === 'token' && last?.type === 'token') merged[merged.length - 1] = { ...last, content: (last.content ?? '') + (e.content ?? '') };
-    else merged.push({ ...e, sequence: merged.length + 1, event_id: `${e.run_id}:${merged.length + 1}` });
+    if (e.type === 'token' && last?.type === 'token' && last.sequence === e.sequence) merged[merged.length - 1] = { ...last, content: (last.content ?? '') + (e.content ?? '') };
+    else merged.push(e);
   }
   return merged;
 }
@@ -53,16 +54,19 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
     const scope: EventScope = { runId: run.id, sessionId: handle.conversationId };
     const first = envelope(scope, 1, run.createdAt.toISOString(), sessionStartBody({ text: run.text, userKey: run.userKey, metadata: run.metadata }));
 
+    // Numbered as the replay numbers them (one sequence for an event, live or replayed).
+    const number = liveNumbering(scope);
     if (!input.stream) {
       const events: AgentEventV1[] = [first];
       try {
         await deps.runs.drive(run.id, handle, (e) => {
-          const body = liveBody(e);
-          if (body) events.push(envelope(scope, events.length + 1, timestampOf(e), body));
+          const event = number(e);
+          if (event) events.push(event);
         });
       } catch (error) {
         if (!isAirlockError(error)) throw error;
-        events.push(envelope(scope, events.length + 1, new Date().toISOString(), { type: 'error', content: error.message, metadata: { code: error.code } }));
+        // Not committed (the run could not record its end): numbered after everything, live only.
+        events.push(envelope(scope, events.at(-1)!.sequence + 1, new Date().toISOString(), { type: 'error', content: error.message, metadata: { code: error.code } }));
       }
       const settled = (await getAgentRun(deps.pool, run.id))!;
       const summary = summarize(events);
@@ -83,14 +87,16 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
 
     const res = openSseResponse(reply, { 'x-run-id': run.id });
     const write = (chunk: string) => void (res.writableEnded || res.destroyed || res.write(chunk));
-    let sequence = 0;
-    const send = (event: AgentEventV1) => write(sseFrame({ event: event.type, data: event }));
+    let sequence = 1;
+    const send = (event: AgentEventV1) => {
+      sequence = event.sequence;
+      write(sseFrame({ event: event.type, data: event }));
+    };
     send(first);
-    sequence = 1;
     try {
       await deps.runs.drive(run.id, handle, (e) => {
-        const body = liveBody(e);
-        if (body) send(envelope(scope, ++sequence, timestampOf(e), body));
+        const event = number(e);
+        if (event) send(event);
       });
     } catch (error) {
       // The run could not commit its end (the database went away): say so before done.

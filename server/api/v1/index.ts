@@ -56,7 +56,7 @@ export function createHeadless(options: HeadlessOptions) {
     if (!jobs) throw new AirlockError('SERVICE_UNAVAILABLE', 'The job queue is starting.');
     return jobs;
   };
-  const mintToken = createUserTokenMinter({ pool, cipher: keyCipherFor(config), issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS });
+  const mintToken = createUserTokenMinter({ pool, cipher: keyCipherFor(config), issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, agentTokenTtlS: config.jwt.agentTokenTtlS });
   const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, userConcurrency: config.chatPerUser.concurrency, log });
   const approvals = createApprovalService({ pool, engine: getEngine, mintToken, log });
   const deps: V1Deps = { pool, runs, approvals, jobs: getJobs };

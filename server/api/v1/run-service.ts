@@ -56,8 +56,10 @@ export function createRunService(deps: RunServiceDeps) {
     // A decision made anywhere (/chat confirm, a tab, this API, the expiry) resumes the paused run.
     const run = named ? await getAgentRun(pool, named) : await pausedRunOfConversation(pool, turn.conversationId);
     if (!run) return;
-    await linkTurn(pool, { engineRunId: turn.runId, runId: run.id, conversationId: turn.conversationId });
-    return { toolPolicy: run.toolPolicy, callerSystem: run.systemPrompt };
+    // A token minted for this turn, whoever submitted it (a tab's confirm carries a browser token
+    // with minutes left; the first turn's is long gone after an approval wait).
+    const [, userToken] = await Promise.all([linkTurn(pool, { engineRunId: turn.runId, runId: run.id, conversationId: turn.conversationId }), deps.mintToken(run.userId)]);
+    return { toolPolicy: run.toolPolicy, callerSystem: run.systemPrompt, userToken };
   }
 
   async function create(caller: V1Caller, request: RunRequest, mode: AgentRunMode): Promise<AgentRun> {
@@ -83,8 +85,10 @@ export function createRunService(deps: RunServiceDeps) {
 
   /** Starts the run's next turn as `token`'s user. */
   async function submitTurn(run: AgentRun, token: string, attempt: number): Promise<RunHandle> {
+    // A message in a session supersedes what waits there: audited as made through this route.
+    const origin = { method: 'POST', path: run.mode === 'background' ? '/api/agent/v1/runs' : '/api/agent/v1/chat/completions' };
     const handle = await deps.engine().submit(
-      { text: run.text, files: [], conversationId: run.sessionId, action: null, requestId: turnRequestId(run.id, attempt), approvalId: null },
+      { text: run.text, files: [], conversationId: run.sessionId, action: null, requestId: turnRequestId(run.id, attempt), approvalId: null, origin },
       { userId: run.userId, token },
     );
     local.set(run.id, handle);

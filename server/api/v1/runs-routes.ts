@@ -10,7 +10,7 @@ import { AirlockError } from '../../errors.ts';
 import { pageEvents } from './agent-events.ts';
 import { assertUserKey, canSee, v1Caller, type V1Caller } from './identity.ts';
 import type { V1Deps } from './deps.ts';
-import { isTerminal, runStatus, RUN_STATUSES } from './run-status.ts';
+import { isTerminal, runStatus, RUN_STATUSES, statusPairs } from './run-status.ts';
 import { EventsQuery, IdParams, ListQuery, parseRunRequest, parseWith } from './schemas.ts';
 import { runWire, summarize } from './serialize.ts';
 import { roleAllows } from '../../auth/index.ts';
@@ -33,6 +33,20 @@ export function parseStatusFilter(status: string | undefined): (typeof RUN_STATU
   return status as (typeof RUN_STATUSES)[number];
 }
 
+/**
+ * One page of the runs this caller may list, newest first: `status` filtered in SQL before the
+ * LIMIT (a page is never short because of it), keyset paging by `before` (the previous page's
+ * last run_id, its `next_before`). Shared by /runs and /traces.
+ */
+export async function listPage(deps: V1Deps, caller: V1Caller, query: { limit: number; status?: string; before?: string }): Promise<{ rows: AgentRun[]; nextBefore: string | null }> {
+  const status = parseStatusFilter(query.status);
+  const before = query.before ? await visibleRun(deps, caller, query.before).catch(() => {
+    throw new AirlockError('VALIDATION_ERROR', 'before must be the run_id of a run in this list (a next_before).');
+  }) : null;
+  const rows = await listAgentRuns(deps.pool, { ...listScope(caller), limit: query.limit, statuses: status ? statusPairs(status) : null, before: before?.id ?? null });
+  return { rows, nextBefore: rows.length === query.limit ? rows.at(-1)!.id : null };
+}
+
 export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.post('/runs', async (request, reply) => {
     const caller = v1Caller(request);
@@ -50,11 +64,9 @@ export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
 
   app.get('/runs', async (request) => {
     const caller = v1Caller(request);
-    const query = parseWith(ListQuery, request.query);
-    const status = parseStatusFilter(query.status);
-    const rows = await listAgentRuns(deps.pool, { ...listScope(caller), limit: query.limit });
-    const runs = rows.map(runWire).filter((r) => !status || r.status === status);
-    return { runs, count: runs.length };
+    const { rows, nextBefore } = await listPage(deps, caller, parseWith(ListQuery, request.query));
+    const runs = rows.map(runWire);
+    return { runs, count: runs.length, next_before: nextBefore };
   });
 
   app.get('/runs/:id', async (request) => {

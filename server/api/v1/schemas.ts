@@ -86,6 +86,8 @@ export function toolPolicyWire(policy: ToolPolicy | null): Record<string, unknow
 export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   status: z.string().max(40).optional(),
+  /** GET /runs: the run_id after which the page starts (the previous page's next_before). */
+  before: z.string().uuid().optional(),
 });
 
 export const EventsQuery = z.object({

@@ -4,11 +4,10 @@
  * @module
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { listAgentRuns } from '../../db/agent-runs.ts';
 import { pageEvents } from './agent-events.ts';
 import { v1Caller } from './identity.ts';
 import type { V1Deps } from './deps.ts';
-import { listScope, visibleRun } from './runs-routes.ts';
+import { listPage, visibleRun } from './runs-routes.ts';
 import { EventsQuery, IdParams, ListQuery, parseWith } from './schemas.ts';
 import { traceWire } from './serialize.ts';
 
@@ -16,10 +15,10 @@ export const traceRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.get('/traces', async (request) => {
     const caller = v1Caller(request);
     const query = parseWith(ListQuery, { limit: 20, ...(request.query as object) });
-    const runs = await listAgentRuns(deps.pool, { ...listScope(caller), limit: query.limit });
+    const { rows, nextBefore } = await listPage(deps, caller, query);
     const traces = [];
-    for (const run of runs) traces.push(traceWire(run, await deps.runs.events(run)));
-    return { traces, count: traces.length };
+    for (const run of rows) traces.push(traceWire(run, await deps.runs.events(run)));
+    return { traces, count: traces.length, next_before: nextBefore };
   });
 
   app.get('/traces/:id', async (request) => {

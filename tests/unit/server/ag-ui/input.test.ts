@@ -22,7 +22,7 @@ describe('turnsOf', () => {
   it('a new message: the last user message, trimmed; the runId is the request_id', () => {
     const input = parse({ messages: [user('old'), { id: 'a', role: 'assistant', content: 'answer' }, user([{ type: 'text', text: ' new ' }, { type: 'text', text: 'one' }], 'u2')] });
     expect(turnsOf(input)).toEqual({
-      turns: [{ text: 'new one', files: [], conversationId: THREAD, action: null, approvalId: null, requestId: 'run-1' }],
+      turns: [{ text: 'new one', files: [], conversationId: THREAD, action: null, approvalId: null, requestId: 'run-1', origin: { method: 'POST', path: '/api/agent/ag-ui' } }],
       decisions: [],
     });
   });

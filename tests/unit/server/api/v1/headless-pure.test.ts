@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { policyRefusal, toolAllowed } from '../../../../../server/agent/tool-policy.ts';
-import { durableEvents, ledgerBody, liveBody, pageEvents } from '../../../../../server/api/v1/agent-events.ts';
+import { durableEvents, liveNumbering, ledgerBody, liveBody, pageEvents } from '../../../../../server/api/v1/agent-events.ts';
 import { mergeTokens } from '../../../../../server/api/v1/completions.ts';
 import { assertUserKey, canDecide, canSee, userKeyOf, type V1Caller } from '../../../../../server/api/v1/identity.ts';
 import { jobSchemaFor } from '../../../../../server/api/v1/job-queue.ts';
-import { runStatus } from '../../../../../server/api/v1/run-status.ts';
+import { RUN_STATUSES, runStatus, statusPairs } from '../../../../../server/api/v1/run-status.ts';
 import { parseRunRequest } from '../../../../../server/api/v1/schemas.ts';
 import type { LedgerEvent } from '../../../../../server/engine/index.ts';
 
@@ -134,14 +134,62 @@ describe('event projection', () => {
     expect(pageEvents(events, events.length - 1, 3)).toMatchObject({ count: 1, next_after_sequence: events.length, has_more: false });
     expect(pageEvents(events, events.length, 3)).toMatchObject({ count: 0, next_after_sequence: events.length, has_more: false });
   });
-  it('merges token deltas and renumbers', () => {
+  it('merges the token deltas of one segment (one sequence) into the replayed token', () => {
     const base = durableEvents({ runId: RUN, sessionId: 'c' }, { createdAt: new Date(at), text: 'hi', userKey: 'demo:u', metadata: {} }, []);
     const tok = (content: string, sequence: number) => ({ ...base[0], type: 'token', content, sequence });
-    expect(mergeTokens([base[0], tok('a', 2), tok('b', 3), { ...base[0], type: 'session_end', sequence: 4 }]).map((e) => [e.type, e.sequence, e.content])).toEqual([
+    expect(mergeTokens([base[0], tok('a', 2), tok('b', 2), tok('c', 3), { ...base[0], type: 'session_end', sequence: 4 }]).map((e) => [e.type, e.sequence, e.content])).toEqual([
       ['session_start', 1, 'hi'],
       ['token', 2, 'ab'],
-      ['session_end', 3, 'hi'],
+      ['token', 3, 'c'],
+      ['session_end', 4, 'hi'],
     ]);
+  });
+  it('numbers a live stream as the replay numbers it: the same sequence for the same event', () => {
+    const partial = (token: string) => ({ kind: 'partial', payload: { run_id: RUN, token } }) as const;
+    // A turn as the engine streams it: deltas, then the segment committed before the tool call;
+    // more deltas, an errored segment, a paused end. user.message and empty segments are not shown.
+    const committed = [
+      ev(1, 'user.message', { request_id: 'r', text: 'hi', files: [] }),
+      ev(2, 'assistant.message', { text: 'Let me check.' }),
+      ev(3, 'tool.call', { tool_call_id: 'c1', tool: 'check_health', input: {} }),
+      ev(4, 'tool.result', { tool_call_id: 'c1', tool: 'check_health', status: 'done', output: {}, duration_ms: 1 }),
+      ev(5, 'assistant.message', { text: '' }),
+      ev(6, 'tool.call', { tool_call_id: 'c2', tool: 'deploy_service', input: {} }),
+      ev(7, 'assistant.message', { text: 'It is', error: { code: 'LLM_UNAVAILABLE', detail: 'down' } }),
+      ev(8, 'run.finished', { status: 'failed', turns: 2, duration_ms: 5, stop_reason: 'error', error_code: 'LLM_UNAVAILABLE' }),
+    ];
+    const live = [partial('Let me'), partial(' check.'), committed[0], committed[1], committed[2], committed[3], committed[4], committed[5], partial('It'), partial(' is'), committed[6], committed[7]];
+    const number = liveNumbering({ runId: RUN, sessionId: 'c' });
+    const streamed = live.map((e) => number(e)).filter((e) => e !== null);
+    const replayed = durableEvents({ runId: RUN, sessionId: 'c' }, { createdAt: new Date(at), text: 'hi', userKey: 'demo:u', metadata: {} }, committed);
+    const bySequence = new Map(replayed.map((e) => [e.sequence, e]));
+    // Every committed event live has the replay's sequence and type.
+    for (const e of streamed.filter((x) => x.type !== 'token')) expect(bySequence.get(e.sequence)?.type).toBe(e.type);
+    // Deltas carry the sequence of the event that records their text: the token, or the error.
+    expect(streamed.filter((x) => x.type === 'token').map((x) => [x.sequence, x.content])).toEqual([[2, 'Let me'], [2, ' check.'], [6, 'It'], [6, ' is']]);
+    expect(bySequence.get(2)).toMatchObject({ type: 'token', content: 'Let me check.' });
+    expect(bySequence.get(6)).toMatchObject({ type: 'error', metadata: { partial_content: 'It is' } });
+    // Merged, the live events are the replay.
+    expect(mergeTokens(streamed).filter((e) => e.type !== 'token').map((e) => [e.sequence, e.type])).toEqual(replayed.filter((e) => e.type !== 'token' && e.type !== 'session_start').map((e) => [e.sequence, e.type]));
+    expect(mergeTokens(streamed).find((e) => e.type === 'token')).toMatchObject({ sequence: 2, content: 'Let me check.' });
+  });
+});
+
+describe('statusPairs (the SQL filter of GET /runs?status=)', () => {
+  it('is runStatus inverted: each pair maps back to its status, and the statuses partition every pair', () => {
+    const all = RUN_STATUSES.flatMap((status) => statusPairs(status).map((p) => ({ status, p })));
+    for (const { status, p } of all) expect(runStatus({ rowStatus: p.row, lastTurn: p.turn ? { status: p.turn } : null })).toBe(status);
+    // 4 row statuses x (no turn + 5 turn statuses), each under exactly one status.
+    expect(new Set(all.map(({ p }) => `${p.row}/${p.turn}`)).size).toBe(24);
+    expect(all).toHaveLength(24);
+  });
+  it('row by row', () => {
+    expect(statusPairs('awaiting_approval')).toEqual([{ row: 'running', turn: 'paused' }]);
+    expect(statusPairs('completed')).toEqual([{ row: 'running', turn: 'done' }]);
+    expect(statusPairs('running')).toEqual([{ row: 'running', turn: null }, { row: 'running', turn: 'running' }]);
+    expect(statusPairs('queued')).toHaveLength(6);
+    expect(statusPairs('cancelled')).toContainEqual({ row: 'running', turn: 'cancelled' });
+    expect(statusPairs('failed')).toContainEqual({ row: 'failed', turn: null });
   });
 });
 
