@@ -116,8 +116,9 @@ describe('MCP filesystem server over stdio', () => {
     const again = await collect(chat(admin, 'confirm', id, 'confirm'));
     expect(meta(again.final)).toMatchObject({ type: 'error', code: 'APPROVAL_NOT_FOUND' });
     const rows = await auditRows(String(meta(end).tool_call_id));
-    expect(rows.map((r) => r.outcome)).toEqual(['success']);
-    expect(rows[0]).toMatchObject({ operation: 'filesystem_write_file', policy_action: 'require_approval', arguments: { path: target, content: 'hello' } });
+    // Who confirmed (the decision's row), then the one call it allowed.
+    expect(rows.map((r) => [r.operation, r.outcome])).toEqual([['approval.approve', 'success'], ['filesystem_write_file', 'success']]);
+    expect(rows[1]).toMatchObject({ policy_action: 'require_approval', arguments: { path: target, content: 'hello' } });
   });
 
   it('deny writes nothing, says so, and is audited as denied', async () => {
@@ -132,7 +133,10 @@ describe('MCP filesystem server over stdio', () => {
     expect(await exists(target)).toBe(false);
     const toolError = second.messages.find((m) => m.metadata.type === 'tool_error');
     const rows = await auditRows(String(meta(toolError).tool_call_id));
-    expect(rows).toMatchObject([{ operation: 'filesystem_write_file', outcome: 'denied', error_code: 'DENIED', policy_action: 'require_approval' }]);
+    expect(rows).toMatchObject([
+      { operation: 'approval.deny', outcome: 'success', username: 'admin' },
+      { operation: 'filesystem_write_file', outcome: 'denied', error_code: 'DENIED', policy_action: 'require_approval' },
+    ]);
   });
 
   it('the built-in tools stay beside the MCP tools', async () => {
