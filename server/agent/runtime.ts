@@ -75,6 +75,8 @@ export interface ResumeInput {
   signal?: AbortSignal;
   toolPolicy?: ToolPolicy | null;
   callerSystem?: string | null;
+  /** The thread's pending approvals when the caller has just read them (one checkpoint read less). */
+  pending?: PendingApproval[];
 }
 
 export interface AgentRuntime {
@@ -253,7 +255,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       yield* stream({ messages: [new HumanMessage({ content })] }, await runConfig(input), input.threadId, input.signal);
     },
     async *resume(input) {
-      const pending = await pendingApprovals(input.threadId);
+      const pending = input.pending ?? (await pendingApprovals(input.threadId));
       const ids = new Set(pending.map((p) => p.interruptId));
       const decisions = Object.fromEntries(Object.entries(input.decisions).filter(([id]) => ids.has(id)));
       if (Object.keys(decisions).length === 0) throw new AirlockError('APPROVAL_NOT_FOUND');

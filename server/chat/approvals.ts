@@ -51,6 +51,8 @@ export interface OwedResume {
   approvalIds: string[];
   /** True when at least one decision lets an action run (a confirmed action must never be dropped). */
   runsSomething: boolean;
+  /** The thread's pending approvals as read for this resume (the resume need not read them again). */
+  paused: PendingApproval[];
 }
 
 /**
@@ -78,7 +80,7 @@ export async function owedResume(
     live.map((d) => ({ interruptId: d.interruptId, decision: decisionOf({ status: d.status as Exclude<typeof d.status, 'pending'>, reason: d.reason }), actionHash: d.actionHash, requestedBy: d.requestedBy })),
   );
   if (!decisions) return null;
-  return { decisions, approvalIds: live.map((d) => d.id), runsSomething: Object.values(decisions).some((d) => d.approved) };
+  return { decisions, approvalIds: live.map((d) => d.id), runsSomething: Object.values(decisions).some((d) => d.approved), paused };
 }
 
 /** Threads with decisions not yet resumed (the start-up recovery's work list), with who decided. */

@@ -21,7 +21,7 @@ export interface ResumeContext {
 
 /** Resumes the paused batch with its decisions, marking them resumed once the graph is past the pause. */
 export async function* resumeOwed(deps: { pool: Pool; agent: AgentRuntime; now: () => Date }, owed: OwedResume, context: ResumeContext): AsyncGenerator<AgentEvent> {
-  for await (const event of deps.agent.resume({ ...context, decisions: owed.decisions })) {
+  for await (const event of deps.agent.resume({ ...context, decisions: owed.decisions, pending: owed.paused })) {
     if (event.type === 'approval_required' || event.type === 'done') await markResumed(deps.pool, owed.approvalIds, deps.now());
     yield event;
   }
