@@ -27,7 +27,9 @@ const env = () => ({
   JOBS_SUPERVISE_S: '1',
   JOBS_POLL_S: '0.5',
   JOBS_CONCURRENCY: '1',
-  OFFLINE_MODEL_DELAY_MS: '40',
+  // About 5 s per LONG answer: a stop sent once a run is seen running always lands mid-answer,
+  // even on a loaded machine (at 40 ms the run could finish before the stop took effect).
+  OFFLINE_MODEL_DELAY_MS: '100',
 });
 
 async function start(): Promise<MainProcess> {
