@@ -66,7 +66,9 @@ export class McpConnection {
   async connect(): Promise<void> {
     if (this.#closed || this.#permanent) return;
     this.#clearTimer();
-    this.health = 'connecting';
+    // A server that failed stays "down" with its reason while it retries: readiness must not flicker
+    // to "connecting" on every attempt. Only the first attempt reports "connecting".
+    if (this.health !== 'down') this.health = 'connecting';
     const client = new Client({ name: 'airlock-gateway', version: '1.0.0' });
     try {
       await client.connect(this.#transport(), { timeout: this.deps.timeoutMs });
