@@ -66,11 +66,6 @@ export function decisionAuditEntry(d: DecisionAudit): AuditEntry {
 }
 
 /** Writes the decision's audit row in `db` (the decision's own transaction). */
-export async function auditDecision(db: Queryable, d: Omit<DecisionAudit, 'decider'> & { deciderId: string | null }): Promise<void> {
-  let decider: DecisionAudit['decider'] = null;
-  if (d.deciderId) {
-    const { rows } = await db.query<{ username: string; role: string }>('SELECT username, role FROM users WHERE id = $1', [d.deciderId]);
-    decider = { id: d.deciderId, username: rows[0]?.username ?? '', role: rows[0]?.role ?? '' };
-  }
-  await insertAudit(db, decisionAuditEntry({ ...d, decider }));
+export async function auditDecision(db: Queryable, d: DecisionAudit): Promise<void> {
+  await insertAudit(db, decisionAuditEntry(d));
 }

@@ -18,6 +18,8 @@ import type { ChatAction } from './input.ts';
 export interface ResolvedApproval {
   approvalId: string;
   result: ResolvedResult;
+  /** The row as the decision left it. */
+  approval: Approval;
 }
 
 /**
@@ -29,8 +31,13 @@ export interface ResolvedApproval {
 export async function decideApprovals(
   db: Queryable,
   turn: { conversationId: string; userId: string; action: ChatAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null; origin?: DecisionOrigin },
+  /**
+   * The conversation's pending approvals when the caller has just read them under the conversation
+   * lease (no new pause can open meanwhile; one a concurrent request resolved is skipped below).
+   */
+  known?: Approval[],
 ): Promise<ResolvedApproval[]> {
-  const pending = await listPendingApprovals(db, turn.conversationId);
+  const pending = known ?? (await listPendingApprovals(db, turn.conversationId));
   if (turn.action && pending.length === 0) return [];
   const selection = selectApprovals({ pending, action: turn.action, approvalId: turn.approvalId, now: turn.now() });
   if (!selection.ok) throw new AirlockError(selection.code, selection.message);
@@ -39,8 +46,8 @@ export async function decideApprovals(
     const row = await resolveApproval(db, { id, userId: turn.userId, status: resolution.outcome, reason: resolution.reason, now: turn.now(), decidedBy: turn.decidedBy, note: turn.note });
     if (!row) continue;
     // Audited here, in the decision's transaction: the one step every decision passes.
-    await auditDecision(db, { approval: row, result: resolution.result, deciderId: row.resolvedBy, note: turn.note ?? null, origin: turn.origin });
-    resolved.push({ approvalId: row.id, result: resolution.result });
+    await auditDecision(db, { approval: row, result: resolution.result, decider: row.decider, note: turn.note ?? null, origin: turn.origin });
+    resolved.push({ approvalId: row.id, result: resolution.result, approval: row });
   }
   return resolved;
 }
@@ -81,6 +88,17 @@ export async function owedResume(
   );
   if (!decisions) return null;
   return { decisions, approvalIds: live.map((d) => d.id), runsSomething: Object.values(decisions).some((d) => d.approved), paused };
+}
+
+/**
+ * The conversation's decided, not resumed approvals right after a decision, worked out from what
+ * the turn read before it (`unresumed`) and what it resolved; null when that cannot be known (a
+ * pending approval was left undecided or resolved by someone else: read them again).
+ */
+export function decidedAfter(unresumed: Approval[], resolved: ResolvedApproval[]): Approval[] | null {
+  const byId = new Map(resolved.map((r) => [r.approvalId, r.approval]));
+  const after = unresumed.map((a) => (a.status === 'pending' ? byId.get(a.id) : a));
+  return after.every((a) => a !== undefined) ? (after as Approval[]) : null;
 }
 
 /** Threads with decisions not yet resumed (the start-up recovery's work list), with who decided. */

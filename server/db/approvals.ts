@@ -109,24 +109,38 @@ export async function listPendingApprovals(q: Queryable, conversationId: string)
   return rows.map(toApproval);
 }
 
+/** Who decided an approval, as the audit records them. */
+export interface Decider {
+  id: string;
+  username: string;
+  role: string;
+}
+
 /**
- * Atomically moves one pending approval requested by `userId` to `status`. Returns the updated row,
- * or null when it was not pending any more (already resolved by a concurrent request) or not theirs.
+ * Atomically moves one pending approval requested by `userId` to `status`. Returns the updated row
+ * with who decided (read in the same statement, for the decision's audit row), or null when it was
+ * not pending any more (already resolved by a concurrent request) or not theirs.
  */
 export async function resolveApproval(
   q: Queryable,
   r: { id: string; userId: string; status: Exclude<ApprovalStatus, 'pending'>; reason: string; now: Date; decidedBy?: string | null; note?: string | null },
-): Promise<Approval | null> {
+): Promise<(Approval & { decider: Decider | null }) | null> {
   // resolved_by: who decided (the requester, or a user with approvals:decide via the headless API);
   // an expiry is decided by nobody.
-  const { rows } = await q.query<ApprovalRow>(
-    `UPDATE approvals SET status = $3, reason = $4, resolved_at = $5,
-       resolved_by = CASE WHEN $3 = 'expired' THEN NULL ELSE COALESCE($6, $2) END, decision_note = $7
-     WHERE id = $1 AND requested_by = $2 AND status = 'pending'
-     RETURNING *`,
+  const { rows } = await q.query<ApprovalRow & { decider_username: string | null; decider_role: string | null }>(
+    `WITH resolved AS (
+       UPDATE approvals SET status = $3, reason = $4, resolved_at = $5,
+         resolved_by = CASE WHEN $3 = 'expired' THEN NULL ELSE COALESCE($6, $2) END, decision_note = $7
+       WHERE id = $1 AND requested_by = $2 AND status = 'pending'
+       RETURNING *)
+     SELECT resolved.*, u.username AS decider_username, u.role AS decider_role
+     FROM resolved LEFT JOIN users u ON u.id = resolved.resolved_by::uuid`,
     [r.id, r.userId, r.status, r.reason, r.now, r.decidedBy ?? null, r.note ?? null],
   );
-  return rows[0] ? toApproval(rows[0]) : null;
+  const row = rows[0];
+  if (!row) return null;
+  const decider = row.resolved_by ? { id: row.resolved_by, username: row.decider_username ?? '', role: row.decider_role ?? '' } : null;
+  return { ...toApproval(row), decider };
 }
 
 /**

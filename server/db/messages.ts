@@ -126,19 +126,20 @@ export async function updateMessage(
 }
 
 /**
- * The newest message of a conversation whose `metadata[key]` equals `value` (compared as text),
- * e.g. `{ key: 'approval_id', value }` or `{ key: 'tool_call_id', value }`; null when none.
+ * Merges `metadataPatch` into the newest message of a conversation whose `metadata[key]` equals
+ * `value` (compared as text), e.g. `{ key: 'approval_id', value }` for a card written by an earlier
+ * run: found and updated in one round trip. Null when there is no such message.
  */
-export async function findMessageByMetadata(
+export async function patchNewestByMetadata(
   q: Queryable,
-  input: { conversationId: string; key: string; value: string },
+  input: { conversationId: string; key: string; value: string; metadataPatch: Record<string, unknown> },
 ): Promise<Message | null> {
   if (!isUuid(input.conversationId)) return null;
   const { rows } = await q.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM messages m
-     WHERE m.conversation_id = $1 AND m.metadata ->> $2 = $3
-     ORDER BY m.seq DESC LIMIT 1`,
-    [input.conversationId, input.key, input.value],
+    `UPDATE messages m SET metadata = m.metadata || $4::jsonb
+     WHERE m.id = (SELECT id FROM messages WHERE conversation_id = $1 AND metadata ->> $2 = $3 ORDER BY seq DESC LIMIT 1)
+     RETURNING ${COLUMNS}`,
+    [input.conversationId, input.key, input.value, JSON.stringify(input.metadataPatch)],
   );
   return rows[0] ? toMessage(rows[0]) : null;
 }

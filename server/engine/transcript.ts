@@ -10,7 +10,7 @@
  */
 import type { OpenedApproval } from '../chat/approvals.ts';
 import { isDatabaseUnavailable, type Queryable } from '../db/index.ts';
-import { appendMessage, findMessageByMetadata, updateMessage } from '../db/messages.ts';
+import { appendMessage, patchNewestByMetadata, updateMessage } from '../db/messages.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { FileRef } from './types.ts';
 
@@ -115,11 +115,12 @@ export class Transcript {
   }
 
   async toolEnd(toolCallId: string, result: { output: unknown; durationMs: number } | { error: string; code?: ErrorCode }, tx: Queryable = this.#db): Promise<void> {
-    const id = this.#toolMessageIds.get(toolCallId) ?? (await this.#findCard('tool_call_id', toolCallId, tx));
     const patch = 'error' in result
       ? { status: 'error', error: result.error, ...(result.code ? { code: result.code } : {}) }
       : { status: 'done', output: result.output, duration_ms: result.durationMs };
+    const id = this.#toolMessageIds.get(toolCallId);
     if (id) await updateMessage(tx, { id, metadataPatch: patch });
+    else await this.#patchCard('tool_call_id', toolCallId, patch, tx);
   }
 
   async approvalRequested(card: OpenedApproval, tx: Queryable = this.#db): Promise<void> {
@@ -142,13 +143,12 @@ export class Transcript {
   }
 
   async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', tx: Queryable = this.#db): Promise<void> {
-    const id = await this.#findCard('approval_id', approvalId, tx);
-    if (id) await updateMessage(tx, { id, metadataPatch: { status } });
+    await this.#patchCard('approval_id', approvalId, { status }, tx);
   }
 
-  /** A card written by an earlier run (a resumed turn's tool, a paused turn's approval). */
-  async #findCard(key: string, value: string, tx: Queryable): Promise<string | undefined> {
-    return (await findMessageByMetadata(tx, { conversationId: this.#conversationId, key, value }))?.id;
+  /** Updates a card written by an earlier run (a resumed turn's tool, a paused turn's approval). */
+  async #patchCard(key: string, value: string, metadataPatch: Record<string, unknown>, tx: Queryable): Promise<void> {
+    await patchNewestByMetadata(tx, { conversationId: this.#conversationId, key, value, metadataPatch });
   }
 
   /**

@@ -14,7 +14,7 @@
  * @module
  */
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
-import { decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
+import { decidedAfter, decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
 import { withReports, type PrepareChatAttachments } from '../chat/attachments.ts';
 import type { ConversationLease } from '../chat/lease.ts';
 import { findApproval, listUnresumedApprovals, markResumed } from '../db/approvals.ts';
@@ -88,14 +88,16 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     // One lookup for what is pending and what is owed; most turns find neither and skip the
     // transaction (time to first token). A new conversation skips even the lookup.
     const unresumed = ctx.fresh ? [] : await listUnresumedApprovals(deps.pool, conversationId);
-    const pending = unresumed.some((a) => a.status === 'pending');
+    const pendingApprovals = unresumed.filter((a) => a.status === 'pending');
+    const pending = pendingApprovals.length > 0;
     if (pending) yield* await commit(async (tx) => {
-      resolved = await decideApprovals(tx, { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin });
+      const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin };
+      resolved = await decideApprovals(tx, turn, pendingApprovals);
       for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
       return resolved.map((r) => approvalResolvedDraft(runId, r));
     });
-    // After a decision, read again what is owed (it was pending a moment ago).
-    const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now, pending ? undefined : unresumed);
+    // After a decision what is owed is known from the rows it left, unless some stayed pending.
+    const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now, pending ? (decidedAfter(unresumed, resolved) ?? undefined) : unresumed);
 
     const runContext = { threadId: conversationId, userToken: ctx.setup?.userToken ?? ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
     let events: AsyncIterable<AgentEvent>;

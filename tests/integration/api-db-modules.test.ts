@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConversation, getConversationForUser, listConversations } from '../../server/db/conversations.ts';
-import { appendMessage, findMessageByMetadata, listMessages, updateMessage } from '../../server/db/messages.ts';
+import { appendMessage, listMessages, patchNewestByMetadata, updateMessage } from '../../server/db/messages.ts';
 import { getLease, isLeaseHeld, releaseLease, renewLease, setLeaseState, tryTakeLease } from '../../server/db/leases.ts';
 import { getRun } from '../../server/db/runs.ts';
 import { openNewConversationTurn } from '../../server/db/turn-opening.ts';
@@ -87,7 +87,7 @@ describe('messages', () => {
     expect(page.items.map((m) => m.content)).toEqual(['hi', 'same']);
   });
 
-  it('updates content and merges metadata; finds by a metadata field', async () => {
+  it('updates content and merges metadata; patches the newest card with a metadata field', async () => {
     const conv = await createConversation(db.pool, { userId });
     const card = await appendMessage(db.pool, {
       conversationId: conv.id,
@@ -95,8 +95,14 @@ describe('messages', () => {
       content: '',
       metadata: { type: 'tool', tool: 'check_health', tool_call_id: 'call_1', status: 'running' },
     });
-    const found = await findMessageByMetadata(db.pool, { conversationId: conv.id, key: 'tool_call_id', value: 'call_1' });
-    expect(found?.id).toBe(card.id);
+    const older = await appendMessage(db.pool, { conversationId: conv.id, role: 'assistant', content: '', metadata: { type: 'approval', approval_id: 'a1', status: 'pending' } });
+    const newer = await appendMessage(db.pool, { conversationId: conv.id, role: 'assistant', content: '', metadata: { type: 'approval', approval_id: 'a1', status: 'pending' } });
+    const patched = await patchNewestByMetadata(db.pool, { conversationId: conv.id, key: 'approval_id', value: 'a1', metadataPatch: { status: 'confirmed' } });
+    expect(patched?.id).toBe(newer.id);
+    const after = await listMessages(db.pool, { conversationId: conv.id, limit: 50 });
+    expect(after.items.find((m) => m.id === older.id)?.metadata.status).toBe('pending');
+    expect(after.items.find((m) => m.id === newer.id)?.metadata).toEqual({ type: 'approval', approval_id: 'a1', status: 'confirmed' });
+    expect(await patchNewestByMetadata(db.pool, { conversationId: conv.id, key: 'approval_id', value: 'nope', metadataPatch: { status: 'x' } })).toBeNull();
     const updated = await updateMessage(db.pool, { id: card.id, metadataPatch: { status: 'done', output: { ok: true } } });
     expect(updated?.metadata).toEqual({ type: 'tool', tool: 'check_health', tool_call_id: 'call_1', status: 'done', output: { ok: true } });
     const text = await updateMessage(db.pool, { id: card.id, content: 'zebra answer' });
