@@ -6,6 +6,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPool, runMigrations, startEmbeddedPostgres, type Pool } from '../server/db/index.ts';
+import { jobSchemaFor } from '../server/api/v1/job-queue.ts';
 
 export interface BenchDatabase {
   /** Connection string whose search_path is the bench schema. */
@@ -36,7 +37,7 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     pool,
     async close() {
       await pool.end();
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema}, ${jobSchemaFor(schema)} CASCADE`);
       await admin.end();
       await stopEmbedded();
     },

@@ -11,6 +11,7 @@ import { createPool } from '../../server/db/index.ts';
 import { startCluster, type Cluster } from '../helpers/cluster.ts';
 import { withSearchPath } from '../helpers/database.ts';
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
+import { jobSchemaFor } from '../../server/api/v1/job-queue.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
 const PASSWORD = 'demo-password-1';
@@ -29,7 +30,7 @@ test.beforeAll(async () => {
   databaseUrl = withSearchPath(base, schema);
   dropSchema = async () => {
     const cleanup = createPool(base, { max: 1 });
-    await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await cleanup.query(`DROP SCHEMA IF EXISTS ${schema}, ${jobSchemaFor(schema)} CASCADE`);
     await cleanup.end();
   };
   cluster = await startCluster({

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { createPool, startEmbeddedPostgres } from '../../server/db/index.ts';
 import { freePort, startNginx } from '../helpers/nginx.ts';
 import { EXPIRY_ACCESS_TTL_S, startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
+import { jobSchemaFor } from '../../server/api/v1/job-queue.ts';
 
 function withSearchPath(url: string, schema: string): string {
   const u = new URL(url);
@@ -41,7 +42,7 @@ export default async function globalSetup() {
     databaseUrl = withSearchPath(process.env.DATABASE_URL, schema);
     cleanupDb = async () => {
       const admin = createPool(process.env.DATABASE_URL!, { max: 1 });
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema}, ${jobSchemaFor(schema)} CASCADE`);
       await admin.end();
     };
   } else {

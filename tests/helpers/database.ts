@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { createPool, runMigrations, type Pool } from '../../server/db/index.ts';
+import { jobSchemaFor } from '../../server/api/v1/job-queue.ts';
 
 export interface TestDatabase {
   /** Connection string whose search_path is the test schema. */
@@ -35,7 +36,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     async drop() {
       await pool.end();
       const cleanup = createPool(baseUrl, { max: 1 });
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema}, ${jobSchemaFor(schema)} CASCADE`);
       await cleanup.end();
     },
   };
