@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AgentRuntime } from '../agent/index.ts';
+import type { ResolvedApproval } from '../chat/approvals.ts';
 import { ConversationLease } from '../chat/lease.ts';
 import { getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
@@ -81,7 +82,7 @@ export function createEngine(options: EngineOptions) {
   const { pool, ledger } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
-  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened };
+  const deps: TurnDeps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened, onApprovalsResolved: observeApprovalWaits };
   const runs = new Map<string, LocalRun>();
   /** Set when the process starts closing: a cancel from then on is the shutdown's. */
   let closing = false;
@@ -89,12 +90,11 @@ export function createEngine(options: EngineOptions) {
   const metrics = options.metrics ?? processMetrics();
   const untrackRunning = metrics.trackRunning(() => runs.size);
 
-  /** The wait of a resolved approval, from its row (it may have been requested by an earlier run). */
-  function observeApprovalWait(approvalId: string, result: string): void {
-    pool
-      .query<{ s: number }>('SELECT extract(epoch FROM resolved_at - created_at)::float8 AS s FROM approvals WHERE id = $1 AND resolved_at IS NOT NULL', [approvalId])
-      .then(({ rows }) => rows[0] && metrics.approvalWait.observe({ result }, Math.max(0, rows[0].s)))
-      .catch(() => {});
+  /** The wait of each resolved approval, from its row (it may have been requested by an earlier run). */
+  function observeApprovalWaits(resolved: ResolvedApproval[]): void {
+    for (const { result, approval } of resolved) {
+      if (approval.resolvedAt) metrics.approvalWait.observe({ result }, Math.max(0, (approval.resolvedAt.getTime() - approval.createdAt.getTime()) / 1000));
+    }
   }
 
   /** A follower of a run, counted as an open stream while it lasts (metrics). */
@@ -140,7 +140,6 @@ export function createEngine(options: EngineOptions) {
         for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh, setup })) {
           hub.publish(event);
           observe(metrics, observed, event);
-          if (event.kind === 'approval.resolved') observeApprovalWait(event.payload.approval_id, event.payload.result);
         }
       } catch (error) {
         failure = toTurnError(error, run.id);

@@ -39,6 +39,8 @@ export interface TurnDeps {
   log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** Reads and frames a message's files for the model (chat/attachments.ts); default: none are read. */
   prepareAttachments?: PrepareChatAttachments;
+  /** Told after a decision committed, with the rows it left (the engine's approval-wait metric). */
+  onApprovalsResolved?: (resolved: ResolvedApproval[]) => void;
   /** Told after a pause committed its approvals (the headless API schedules their expiry). */
   onApprovalsOpened?: (approvals: Array<{ approvalId: string; expiresAt: Date }>) => void;
   /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits). */
@@ -90,12 +92,16 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     const unresumed = ctx.fresh ? [] : await listUnresumedApprovals(deps.pool, conversationId);
     const pendingApprovals = unresumed.filter((a) => a.status === 'pending');
     const pending = pendingApprovals.length > 0;
-    if (pending) yield* await commit(async (tx) => {
-      const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin };
-      resolved = await decideApprovals(tx, turn, pendingApprovals);
-      for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
-      return resolved.map((r) => approvalResolvedDraft(runId, r));
-    });
+    if (pending) {
+      const decided = await commit(async (tx) => {
+        const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin };
+        resolved = await decideApprovals(tx, turn, pendingApprovals);
+        for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
+        return resolved.map((r) => approvalResolvedDraft(runId, r));
+      });
+      deps.onApprovalsResolved?.(resolved);
+      yield* decided;
+    }
     // After a decision what is owed is known from the rows it left, unless some stayed pending.
     const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now, pending ? (decidedAfter(unresumed, resolved) ?? undefined) : unresumed);
 
