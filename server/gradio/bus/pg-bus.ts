@@ -71,8 +71,8 @@ export class PgSessionBus implements SessionBus {
   #inFlight = false;
   #scheduled = false;
   #idle: Array<() => void> = [];
-  #inbound: string[] = [];
-  #receiving = false;
+  /** Bus operations in arrival order (a spilled batch is read before anything after it). */
+  readonly #inbound = new OrderedInbox((payload) => this.#unspill(payload), (json) => this.#apply(JSON.parse(json) as BusOp[]), (error) => this.#options.log?.warn({ err: error }, 'bus message failed'));
   #listener: pg.PoolClient | null = null;
   #publishing: Promise<pg.PoolClient> | null = null;
   #schema = '';
@@ -82,8 +82,7 @@ export class PgSessionBus implements SessionBus {
   /** Mailboxes open on this replica. */
   readonly #mailboxes = new Map<string, (payload: string) => void>();
   /** Mail payloads in arrival order (a spilled one is read before anything after it). */
-  #mail: string[] = [];
-  #mailing = false;
+  readonly #mail = new OrderedInbox((payload) => this.#unspill(payload), (json) => this.#deliver(json), (error) => this.#options.log?.warn({ err: error }, 'bus mail failed'));
   /** Barriers sent by this replica, resolved when their own notification comes back. */
   readonly #barriers = new Map<string, () => void>();
   #sweep: NodeJS.Timeout | null = null;
@@ -394,9 +393,9 @@ export class PgSessionBus implements SessionBus {
     this.#schema = rows[0].schema;
     const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
     client.on('notification', (n) => {
-      if (n.channel === BUS_CHANNEL + this.#schema) this.#received(n.payload ?? '');
+      if (n.channel === BUS_CHANNEL + this.#schema) this.#inbound.push(n.payload ?? '');
       else if (n.channel === CANCEL_CHANNEL + this.#schema) this.#cancelled(n.payload ?? '');
-      else if (n.channel === MAIL_CHANNEL + this.#schema) this.#mailed(n.payload ?? '');
+      else if (n.channel === MAIL_CHANNEL + this.#schema) this.#mail.push(n.payload ?? '');
     });
     client.on('error', () => this.#lost(client));
     await client.query(`LISTEN ${quote(BUS_CHANNEL + this.#schema)}`);
@@ -424,28 +423,10 @@ export class PgSessionBus implements SessionBus {
     setTimeout(retry, 100).unref();
   }
 
-  /** Applies payloads in arrival order; a spilled batch is read before anything after it. */
-  #received(payload: string): void {
-    this.#inbound.push(payload);
-    if (!this.#receiving) void this.#drain();
-  }
-
-  async #drain(): Promise<void> {
-    this.#receiving = true;
-    while (this.#inbound.length > 0) {
-      const payload = this.#inbound.shift()!;
-      try {
-        const json = payload.startsWith(REF) ? await this.#spilled(payload.slice(REF.length)) : payload;
-        if (json !== null) this.#apply(JSON.parse(json) as BusOp[]);
-      } catch (error) {
-        this.#options.log?.warn({ err: error }, 'bus message failed');
-      }
-    }
-    this.#receiving = false;
-  }
-
-  async #spilled(id: string): Promise<string | null> {
-    const { rows } = await this.#pool.query<{ body: string }>('SELECT body FROM gradio_bus_frames WHERE id = $1', [id]);
+  /** A notification's JSON: the payload itself, or the spilled row it names (null when gone). */
+  async #unspill(payload: string): Promise<string | null> {
+    if (!payload.startsWith(REF)) return payload;
+    const { rows } = await this.#pool.query<{ body: string }>('SELECT body FROM gradio_bus_frames WHERE id = $1', [payload.slice(REF.length)]);
     return rows[0]?.body ?? null;
   }
 
@@ -463,25 +444,9 @@ export class PgSessionBus implements SessionBus {
     }
   }
 
-  #mailed(payload: string): void {
-    this.#mail.push(payload);
-    if (!this.#mailing) void this.#drainMail();
-  }
-
-  async #drainMail(): Promise<void> {
-    this.#mailing = true;
-    while (this.#mail.length > 0) {
-      const payload = this.#mail.shift()!;
-      try {
-        const json = payload.startsWith(REF) ? await this.#spilled(payload.slice(REF.length)) : payload;
-        if (json === null) continue;
-        const { k, r, p } = JSON.parse(json) as { k: string; r: string; p: string };
-        if (r === this.replica) this.#mailboxes.get(k)?.(p);
-      } catch (error) {
-        this.#options.log?.warn({ err: error }, 'bus mail failed');
-      }
-    }
-    this.#mailing = false;
+  #deliver(json: string): void {
+    const { k, r, p } = JSON.parse(json) as { k: string; r: string; p: string };
+    if (r === this.replica) this.#mailboxes.get(k)?.(p);
   }
 
   #cancelled(payload: string): void {
@@ -491,5 +456,38 @@ export class PgSessionBus implements SessionBus {
     } catch {
       // not ours to understand
     }
+  }
+}
+
+/**
+ * Notification payloads handled one at a time in arrival order: each is resolved (a spilled one
+ * is read from its row) before the next, so a large batch never overtakes or falls behind.
+ */
+class OrderedInbox {
+  #queue: string[] = [];
+  #running = false;
+
+  constructor(
+    private readonly resolve: (payload: string) => Promise<string | null>,
+    private readonly handle: (json: string) => void,
+    private readonly failed: (error: unknown) => void,
+  ) {}
+
+  push(payload: string): void {
+    this.#queue.push(payload);
+    if (!this.#running) void this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    while (this.#queue.length > 0) {
+      try {
+        const json = await this.resolve(this.#queue.shift()!);
+        if (json !== null) this.handle(json);
+      } catch (error) {
+        this.failed(error);
+      }
+    }
+    this.#running = false;
   }
 }
