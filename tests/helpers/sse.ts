@@ -29,6 +29,35 @@ export function parseSse(buffer: string): { frames: SseFrame[]; rest: string } {
   return { frames, rest };
 }
 
+/**
+ * Reads a response's frames until `stop(frame, all)` is true or the stream ends. A read cut by
+ * `signal` (a timeout) returns the frames that arrived.
+ */
+export async function readFrames(
+  response: Response,
+  options: { stop?: (frame: SseFrame, all: SseFrame[]) => boolean; signal?: AbortSignal } = {},
+): Promise<SseFrame[]> {
+  const frames: SseFrame[] = [];
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    outer: for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const parsed = parseSse((buffer += decoder.decode(value, { stream: true })));
+      buffer = parsed.rest;
+      for (const frame of parsed.frames) {
+        frames.push(frame);
+        if (options.stop?.(frame, frames)) break outer;
+      }
+    }
+  } catch (error) {
+    if (!options.signal?.aborted) throw error;
+  }
+  return frames;
+}
+
 /** Opens a stream and reads frames until `stop(frame, all)` is true or the server ends it; then disconnects. */
 export async function readSse(
   url: string,
@@ -38,32 +67,12 @@ export async function readSse(
 ): Promise<{ status: number; contentType: string | null; frames: SseFrame[] }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const response = await fetch(url, { headers, signal: controller.signal });
-  const frames: SseFrame[] = [];
-  if (response.status !== 200) {
-    clearTimeout(timer);
-    return { status: response.status, contentType: response.headers.get('content-type'), frames };
-  }
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    outer: for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      const parsed = parseSse(buffer);
-      buffer = parsed.rest;
-      for (const frame of parsed.frames) {
-        frames.push(frame);
-        if (stop(frame, frames)) break outer;
-      }
-    }
-  } catch (error) {
-    if (!controller.signal.aborted) throw error;
+    const response = await fetch(url, { headers, signal: controller.signal });
+    const frames = response.status === 200 ? await readFrames(response, { stop, signal: controller.signal }) : [];
+    return { status: response.status, contentType: response.headers.get('content-type'), frames };
   } finally {
     clearTimeout(timer);
     controller.abort();
   }
-  return { status: response.status, contentType: response.headers.get('content-type'), frames };
 }

@@ -15,7 +15,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startMain } from '../helpers/main-process.ts';
-import { parseSse, type SseFrame } from '../helpers/sse.ts';
+import { parseSse, readFrames, type SseFrame } from '../helpers/sse.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -63,25 +63,11 @@ async function post(
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   const response = await fetch(options.at ?? url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), signal: controller.signal });
   if (response.status !== 200) return { status: response.status, json: await response.json(), frames: [] };
-  const frames: SseFrame[] = [];
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    outer: for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      const parsed = parseSse((buffer += decoder.decode(value, { stream: true })));
-      buffer = parsed.rest;
-      for (const frame of parsed.frames) {
-        frames.push(frame);
-        if (options.stop?.(frame, frames)) break outer;
-      }
-    }
+    return { status: 200, frames: await readFrames(response, { stop: options.stop }) };
   } finally {
     controller.abort();
   }
-  return { status: 200, frames };
 }
 
 const input = (threadId: string, over: Record<string, unknown> = {}) => ({

@@ -292,6 +292,14 @@ describe('ChatState', () => {
   });
 });
 
+/** A stream reopened after seq 1: the snapshot "Hello wor", one more token, then the commit and the end. */
+const HELLO_WORLD_AFTER_SEQ_1 = [
+  { event: 'partial', data: { token: 'Hello wor' } },
+  { event: 'partial', data: { token: 'ld' } },
+  { id: 2, event: 'assistant.message', data: { text: 'Hello world' } },
+  { id: 3, event: 'run.finished', data: { status: 'done' } },
+];
+
 describe('ChatState.watch (a run this tab did not start)', () => {
   const stored2 = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> = {}): StoredMessage => ({
     id, conversation_id: 'c1', role, content, metadata, created_at: '2026-01-01T00:00:00Z',
@@ -304,12 +312,7 @@ describe('ChatState.watch (a run this tab did not start)', () => {
       50,
       {
         ledgerSeq: 1,
-        frames: [
-          { event: 'partial', data: { token: 'Hello wor' } },
-          { event: 'partial', data: { token: 'ld' } },
-          { id: 2, event: 'assistant.message', data: { text: 'Hello world' } },
-          { id: 3, event: 'run.finished', data: { status: 'done' } },
-        ],
+        frames: HELLO_WORLD_AFTER_SEQ_1,
       },
     );
     const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
@@ -335,12 +338,7 @@ describe('ChatState.watch after a drain (the server restarts, or a replica stops
           { event: 'partial', data: { token: 'lo' } },
           { event: 'drain', data: { retry_after_ms: 0 } },
         ],
-        [
-          { event: 'partial', data: { token: 'Hello wor' } },
-          { event: 'partial', data: { token: 'ld' } },
-          { id: 2, event: 'assistant.message', data: { text: 'Hello world' } },
-          { id: 3, event: 'run.finished', data: { status: 'done' } },
-        ],
+        HELLO_WORLD_AFTER_SEQ_1,
       ],
     });
     const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
