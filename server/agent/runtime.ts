@@ -64,6 +64,8 @@ export interface RunInput {
   /** The run's tool policy and the caller's system text (headless runs; see ToolContext). */
   toolPolicy?: ToolPolicy | null;
   callerSystem?: string | null;
+  /** The thread has no checkpoint yet (its conversation was created by this submit): nothing can dangle. */
+  newThread?: boolean;
 }
 
 export interface ResumeInput {
@@ -250,7 +252,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
 
   return {
     async *run(input) {
-      await closeDanglingCalls(input.threadId);
+      if (!input.newThread) await closeDanglingCalls(input.threadId);
       const content = input.attachments?.length ? [{ type: 'text' as const, text: input.text }, ...input.attachments] : input.text;
       yield* stream({ messages: [new HumanMessage({ content })] }, await runConfig(input), input.threadId, input.signal);
     },

@@ -120,7 +120,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       // Before the model call and once per turn: extraction never sits on the token path.
       const attached = await (deps.prepareAttachments ?? noAttachments)(input.files, input.storedPaths);
       const files = withReports(input.files, attached.reports);
-      const run = () => deps.agent.run({ ...runContext, text: input.text || FILES_ONLY, attachments: attached.parts });
+      const run = () => deps.agent.run({ ...runContext, text: input.text || FILES_ONLY, attachments: attached.parts, newThread: ctx.fresh });
       // A confirmed action is done before the new message, never dropped; otherwise the agent
       // answers the superseded tool calls itself before it takes the new message.
       let agentEvents: AsyncIterable<AgentEvent>;
