@@ -73,7 +73,7 @@ function mapTools(chunk: Obj, state: MappingState, now: number): AgentEvent[] {
   const release = (): AgentEvent[] => {
     const held = state.heldStarts.get(toolCallId);
     state.heldStarts.delete(toolCallId);
-    return held ? [held] : [];
+    return held ? [{ ...held, finished: true }] : [];
   };
   switch (chunk.event) {
     case 'on_tool_start': {

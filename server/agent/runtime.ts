@@ -164,7 +164,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     conversationId: string;
     toolPolicy?: ToolPolicy | null;
     callerSystem?: string | null;
-  }): Promise<{ config: RunnableConfig; decide: Decide }> {
+  }, resumedCalls?: ReadonlySet<string>): Promise<{ config: RunnableConfig; decide: Decide }> {
     const decide = await policyFor(input.userToken);
     const context: ToolContext = {
       apiUrl: options.apiUrl().replace(/\/+$/, ''),
@@ -177,6 +177,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       audit: options.audit,
       toolPolicy: input.toolPolicy ?? null,
       callerSystem: input.callerSystem ?? null,
+      resumedCalls,
     };
     return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide };
   }
@@ -268,7 +269,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
         throw new AirlockError('VALIDATION_ERROR', 'Every pending approval of the thread must be decided at once.', { details: { missing } });
       }
       // Always the id map: a plain value would be applied to every pending interrupt (notes §1).
-      yield* stream(new Command({ resume: decisions }), await runConfig(input), input.threadId, input.signal);
+      const resumedCalls = new Set(pending.map((p) => p.toolCallId));
+      yield* stream(new Command({ resume: decisions }), await runConfig(input, resumedCalls), input.threadId, input.signal);
     },
     pendingApprovals,
   };

@@ -34,7 +34,8 @@ export interface ApprovalRequest {
 
 export type AgentEvent =
   | { type: 'token'; token: string }
-  | { type: 'tool_start'; tool: string; input: unknown; toolCallId: string; policy?: PolicyStamp }
+  /** `finished`: reported only once the call ended (a tool that may pause); its end follows at once. */
+  | { type: 'tool_start'; tool: string; input: unknown; toolCallId: string; policy?: PolicyStamp; finished?: true }
   | { type: 'tool_end'; tool: string; output: unknown; toolCallId: string; durationMs: number }
   | { type: 'tool_error'; tool: string; error: string; code?: ErrorCode; toolCallId: string }
   | { type: 'approval_required'; approvals: PendingApproval[] }

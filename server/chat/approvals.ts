@@ -72,12 +72,16 @@ export async function owedResume(
   agent: AgentRuntime,
   threadId: string,
   now: () => Date,
-  /** The thread's decided, not resumed approvals when the caller has just read them. */
-  known?: Approval[],
+  read: {
+    /** The thread's decided, not resumed approvals when the caller has just read them. */
+    decided?: Approval[];
+    /** The thread's paused interrupts when the caller started reading them already (alongside its decision). */
+    paused?: Promise<PendingApproval[]>;
+  } = {},
 ): Promise<OwedResume | null> {
-  const decided = known ?? (await listDecidedNotResumed(db, threadId));
+  const decided = read.decided ?? (await listDecidedNotResumed(db, threadId));
   if (decided.length === 0) return null;
-  const paused = await agent.pendingApprovals(threadId);
+  const paused = await (read.paused ?? agent.pendingApprovals(threadId));
   const live = decided.filter((d) => paused.some((p) => p.interruptId === d.interruptId));
   const consumed = decided.filter((d) => !live.includes(d)).map((d) => d.id);
   await markResumed(db, consumed, now());

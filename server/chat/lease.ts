@@ -4,7 +4,7 @@
  * (its new message or confirm resolves the approval first).
  * @module
  */
-import { releaseLease, renewLease, setLeaseState, tryTakeLease } from '../db/leases.ts';
+import { releaseLease, renewLease, setLeaseState } from '../db/leases.ts';
 import type { Queryable } from '../db/index.ts';
 
 export class ConversationLease {
@@ -19,16 +19,7 @@ export class ConversationLease {
     this.#holder = holder;
   }
 
-  /**
-   * Takes the lease (taking over a paused run's), or returns null when another run streams. One
-   * statement: it sits before the first token of every turn.
-   */
-  static async acquire(db: Queryable, conversationId: string, holder: string, ttlS: number): Promise<ConversationLease | null> {
-    const taken = await tryTakeLease(db, { conversationId, holder, state: 'streaming', ttlS, takeOverPause: true });
-    return taken ? ConversationLease.held(db, conversationId, holder, ttlS) : null;
-  }
-
-  /** A lease `holder` already took (db/turn-opening.ts takes it with the conversation): keeps it renewed. */
+  /** A lease `holder` took when its turn opened (db/turn-opening.ts, in the run's statement): keeps it renewed. */
   static held(db: Queryable, conversationId: string, holder: string, ttlS: number): ConversationLease {
     const lease = new ConversationLease(db, conversationId, holder);
     lease.#timer = setInterval(() => {

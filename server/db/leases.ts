@@ -51,6 +51,21 @@ export function isLeaseHeld({ lease, now }: { lease: Pick<Lease, 'expiresAt'> | 
  * approval. Returns true when `holder` now holds it. Atomic, one round trip.
  * @example if (!(await tryTakeLease(pool, { conversationId, holder: runId, state: 'streaming', ttlS: 30 }))) throw busy;
  */
+/**
+ * When an insert into `conversation_leases AS l` meets a lease: taken when it expired, when we
+ * hold it, or (`takeOverPause`, an SQL boolean) when a paused run left it awaiting a decision.
+ * Shared with db/turn-opening.ts, which takes the lease inside a larger statement.
+ */
+export function takeLeaseOnConflict(takeOverPause: string): string {
+  return `ON CONFLICT (conversation_id) DO UPDATE SET
+       holder = excluded.holder,
+       state = excluded.state,
+       since = CASE WHEN l.holder = excluded.holder AND l.state = excluded.state AND l.expires_at > now()
+                    THEN l.since ELSE excluded.since END,
+       expires_at = excluded.expires_at
+     WHERE l.expires_at <= now() OR l.holder = excluded.holder OR (${takeOverPause} AND l.state = 'awaiting_confirmation')`;
+}
+
 export async function tryTakeLease(
   q: Queryable,
   input: { conversationId: string; holder: string; state: LeaseState; ttlS: number; takeOverPause?: boolean },
@@ -58,13 +73,7 @@ export async function tryTakeLease(
   const { rowCount } = await q.query(
     `INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at)
      VALUES ($1, $2, $3, now(), now() + make_interval(secs => $4))
-     ON CONFLICT (conversation_id) DO UPDATE SET
-       holder = excluded.holder,
-       state = excluded.state,
-       since = CASE WHEN l.holder = excluded.holder AND l.state = excluded.state AND l.expires_at > now()
-                    THEN l.since ELSE excluded.since END,
-       expires_at = excluded.expires_at
-     WHERE l.expires_at <= now() OR l.holder = excluded.holder OR ($5 AND l.state = 'awaiting_confirmation')`,
+     ${takeLeaseOnConflict('$5')}`,
     [input.conversationId, input.holder, input.state, input.ttlS, input.takeOverPause ?? false],
   );
   return rowCount === 1;

@@ -1,13 +1,23 @@
 /**
- * A turn on a new conversation starts with three rows: the conversation, its lease (streaming,
- * held by the run) and the run. They go in ONE statement (data-modifying CTEs; the foreign keys
- * are checked at its end): two round trips fewer before the first token of every new
- * conversation. The columns and defaults are those of `createConversation`, `tryTakeLease` and
- * `insertRun`, whose modules keep every other statement on these tables.
+ * A turn starts with rows that go in ONE statement (data-modifying CTEs; the foreign keys are
+ * checked at its end), because they sit before its first token:
+ * - a new conversation: the conversation, its lease (streaming, held by the run) and the run;
+ * - an existing one: the owner check, the lease (taking over a paused run's) and the run.
+ * The columns and defaults are those of `createConversation`, `tryTakeLease` and `insertRun`,
+ * whose modules keep every other statement on these tables.
  * @module
  */
+import { isUuid } from './conversations.ts';
+import { takeLeaseOnConflict } from './leases.ts';
 import type { Queryable } from './pool.ts';
 import { toRun, type Run, type RunRow } from './runs.ts';
+
+/** The run row's insert from the lease CTE `l`: nothing when the lease was not taken. */
+const INSERT_RUN_FROM_LEASE = `
+       INSERT INTO runs (id, conversation_id, user_id, request_id, request_hash, owner, lease_expires_at)
+       SELECT $3::uuid, conversation_id, $1, $4, $5, $6, now() + make_interval(secs => $7) FROM l
+       ON CONFLICT (user_id, request_id) DO NOTHING
+       RETURNING *`;
 
 export interface OpenedTurn {
   conversationId: string;
@@ -29,14 +39,40 @@ export async function openNewConversationTurn(
        INSERT INTO conversation_leases (conversation_id, holder, state, since, expires_at)
        SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7) FROM c
        RETURNING conversation_id),
-     r AS (
-       INSERT INTO runs (id, conversation_id, user_id, request_id, request_hash, owner, lease_expires_at)
-       SELECT $3::uuid, conversation_id, $1, $4, $5, $6, now() + make_interval(secs => $7) FROM l
-       ON CONFLICT (user_id, request_id) DO NOTHING
-       RETURNING *)
+     r AS (${INSERT_RUN_FROM_LEASE})
      SELECT c.id AS new_conversation_id, r.* FROM c LEFT JOIN r ON true`,
     [input.userId, input.text, input.runId, input.requestId, input.requestHash, input.owner, input.leaseTtlS],
   );
   const row = rows[0]!;
   return { conversationId: row.new_conversation_id, run: row.id ? toRun(row as RunRow) : null };
+}
+
+export interface OpenedExistingTurn {
+  /** False when the conversation does not exist or is not the user's (nothing was written). */
+  found: boolean;
+  /** False when another run streams in it (nothing was written). */
+  leased: boolean;
+  /** Null when not leased, or when the user already has a run with this request id (a concurrent retry won). */
+  run: Run | null;
+}
+
+/** The owner check, the lease (taking over a paused run's) and the run row of a turn on an existing conversation. */
+export async function openExistingConversationTurn(
+  q: Queryable,
+  input: { userId: string; conversationId: string; runId: string; requestId: string; requestHash: string; owner: string; leaseTtlS: number },
+): Promise<OpenedExistingTurn> {
+  if (!isUuid(input.conversationId)) return { found: false, leased: false, run: null };
+  const { rows } = await q.query<{ found: boolean; leased: boolean } & Partial<RunRow>>(
+    `WITH c AS (SELECT id FROM conversations WHERE id = $2::uuid AND user_id = $1),
+     l AS (
+       INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at)
+       SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7) FROM c
+       ${takeLeaseOnConflict('true')}
+       RETURNING conversation_id),
+     r AS (${INSERT_RUN_FROM_LEASE})
+     SELECT EXISTS (SELECT 1 FROM c) AS found, EXISTS (SELECT 1 FROM l) AS leased, r.* FROM (SELECT 1) AS one LEFT JOIN r ON true`,
+    [input.userId, input.conversationId, input.runId, input.requestId, input.requestHash, input.owner, input.leaseTtlS],
+  );
+  const row = rows[0]!;
+  return { found: row.found, leased: row.leased, run: row.id ? toRun(row as RunRow) : null };
 }

@@ -3,8 +3,8 @@
  * followers (the submitting client, a retry with the same request_id, an event stream) watch a
  * run from its start. A follower that goes away leaves the run alone; only cancel() stops it.
  *
- *   submit -> input ok? -> request_id known? (replay | CONFLICT) -> conversation -> lease
- *     -> run row (owner + lease) -> runTurn in the background -> RunHub (live) + ledger (durable)
+ *   submit -> input ok? -> request_id known? (replay | CONFLICT) -> conversation + lease + run row
+ *     (one statement) -> link (prepareTurn) -> runTurn in the background -> RunHub (live) + ledger (durable)
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -12,10 +12,10 @@ import { hostname } from 'node:os';
 import type { AgentRuntime } from '../agent/index.ts';
 import type { ResolvedApproval } from '../chat/approvals.ts';
 import { ConversationLease } from '../chat/lease.ts';
-import { getConversationForUser } from '../db/conversations.ts';
+import { listUnresumedApprovals, type Approval } from '../db/approvals.ts';
 import type { Pool } from '../db/index.ts';
-import { findRunByRequest, finishRun, insertRun, renewRunLease, type Run } from '../db/runs.ts';
-import { openNewConversationTurn } from '../db/turn-opening.ts';
+import { findRunByRequest, finishRun, renewRunLease, type Run } from '../db/runs.ts';
+import { openExistingConversationTurn, openNewConversationTurn } from '../db/turn-opening.ts';
 import { AirlockError } from '../errors.ts';
 import { countedStream, observe, processMetrics, type Metrics } from '../metrics/index.ts';
 import { EventQueue } from './event-queue.ts';
@@ -26,7 +26,7 @@ import { recoverOrphanedRuns } from './recovery.ts';
 import { RunHub } from './run-hub.ts';
 import { checkTurnInput, replayDecision, requestConflict, requestHash } from './submit-policy.ts';
 import { RunAbort, toTurnError } from './run-errors.ts';
-import { runTurn, type TurnContext, type TurnDeps } from './turn.ts';
+import { readAhead, runTurn, type TurnContext, type TurnDeps } from './turn.ts';
 import type { FileStorage, TurnInput, TurnSetup, TurnUser } from './types.ts';
 
 export interface EngineOptions {
@@ -50,10 +50,10 @@ export interface EngineOptions {
   /** Told after a pause committed its approvals (the headless API schedules their expiry). */
   onApprovalsOpened?: TurnDeps['onApprovalsOpened'];
   /**
-   * Called once per turn, with the conversation lease taken and before the turn starts (on an
-   * existing conversation before the run row exists; on a new one just after, as the three rows
-   * open in one statement): the headless API links the turn to its run and returns the run's
-   * stored tool policy (so a resume through /chat applies it too). A throw refuses the turn.
+   * Called once per turn, with the conversation lease taken and the run row written (they open in
+   * one statement) and before the turn starts: the headless API links the turn to its run and
+   * returns the run's stored tool policy (so a resume through /chat applies it too). A throw
+   * refuses the turn (its run row is settled failed, the conversation freed).
    */
   prepareTurn?: (turn: { runId: string; conversationId: string; userId: string; requestId: string; action: TurnInput['action']; fresh: boolean }) => Promise<TurnSetup | void>;
 }
@@ -126,7 +126,7 @@ export function createEngine(options: EngineOptions) {
     };
   }
 
-  function start(run: Run, user: TurnUser, input: TurnContext['input'], lease: ConversationLease, fresh: boolean, setup: TurnSetup, submittedAt: number): void {
+  function start(run: Run, user: TurnUser, input: TurnContext['input'], opened: Pick<TurnContext, 'lease' | 'fresh' | 'setup' | 'unresumed'>, submittedAt: number): void {
     const controller = new AbortController();
     const hub = new RunHub(run.id, run.conversationId);
     const renew = setInterval(() => {
@@ -137,7 +137,7 @@ export function createEngine(options: EngineOptions) {
       let failure: unknown;
       try {
         const observed = { submittedAt, firstToken: false };
-        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, lease, fresh, setup })) {
+        for await (const event of runTurn(deps, { runId: run.id, conversationId: run.conversationId, user, input, signal: controller.signal, ...opened })) {
           hub.publish(event);
           observe(metrics, observed, event);
         }
@@ -156,7 +156,7 @@ export function createEngine(options: EngineOptions) {
     liveByConversation.set(run.conversationId, hub);
   }
 
-  type Opened = { run: Run; lease: ConversationLease; setup: TurnSetup } | { replayed: RunHandle };
+  type Opened = { run: Run; lease: ConversationLease; setup: TurnSetup; unresumed?: Promise<Approval[]> } | { replayed: RunHandle };
   type Submitted = TurnInput & { requestId: string };
   const prepare = (runId: string, conversationId: string, user: TurnUser, input: Submitted, fresh: boolean) =>
     options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action, fresh });
@@ -166,19 +166,19 @@ export function createEngine(options: EngineOptions) {
     return { replayed: await replay((await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }))!, hash) };
   };
 
-  /** An existing conversation: take its lease (BUSY if another run streams), link the turn, then the run row. */
+  /**
+   * An existing conversation: the owner check, its lease (BUSY if another run streams) and the run
+   * row in one round trip; then the link, with the approvals lookup alongside.
+   */
   async function openTurn(runId: string, conversationId: string, user: TurnUser, input: Submitted, hash: string): Promise<Opened> {
-    const lease = await ConversationLease.acquire(pool, conversationId, runId, options.leaseTtlS);
-    if (!lease) throw new AirlockError('CONVERSATION_BUSY');
-    let setup: TurnSetup;
-    try {
-      setup = (await prepare(runId, conversationId, user, input, false)) ?? {};
-    } catch (error) {
-      await lease.release().catch(() => {});
-      throw error;
-    }
-    const run = await insertRun(pool, { id: runId, conversationId, userId: user.userId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
-    return run ? { run, lease, setup } : replayWinner(lease, user, input, hash);
+    const opened = await openExistingConversationTurn(pool, { userId: user.userId, conversationId, runId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
+    if (!opened.found) throw input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
+    if (!opened.leased) throw new AirlockError('CONVERSATION_BUSY');
+    const lease = ConversationLease.held(pool, conversationId, runId, options.leaseTtlS);
+    if (!opened.run) return replayWinner(lease, user, input, hash);
+    // Read under the lease (taken above), while the turn is linked: no new pause can open meanwhile.
+    const unresumed = readAhead(listUnresumedApprovals(pool, conversationId));
+    return { ...(await linked(opened.run, lease, user, input, false)), unresumed };
   }
 
   /** A new conversation: the conversation, its lease and the run row in one round trip, then the link. */
@@ -187,11 +187,15 @@ export function createEngine(options: EngineOptions) {
     const opened = await openNewConversationTurn(pool, { userId: user.userId, text, runId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS: options.leaseTtlS });
     const lease = ConversationLease.held(pool, opened.conversationId, runId, options.leaseTtlS);
     if (!opened.run) return replayWinner(lease, user, input, hash);
+    return linked(opened.run, lease, user, input, true);
+  }
+
+  /** Links the opened turn (EngineOptions.prepareTurn); a refusal settles the run row and frees the conversation. */
+  async function linked(run: Run, lease: ConversationLease, user: TurnUser, input: Submitted, fresh: boolean): Promise<Opened & { run: Run }> {
     try {
-      return { run: opened.run, lease, setup: (await prepare(runId, opened.conversationId, user, input, true)) ?? {} };
+      return { run, lease, setup: (await prepare(run.id, run.conversationId, user, input, fresh)) ?? {} };
     } catch (error) {
-      // Refused before it started: the run row is settled and the conversation free again.
-      await finishRun(pool, { id: runId, status: 'failed' }).catch(() => {});
+      await finishRun(pool, { id: run.id, status: 'failed' }).catch(() => {});
       await lease.release().catch(() => {});
       throw error;
     }
@@ -212,23 +216,19 @@ export function createEngine(options: EngineOptions) {
       const input = { ...rawInput, requestId: rawInput.requestId ?? randomUUID() };
       const hash = requestHash(input);
       // Before the lease: a retry of a running turn must find it, never CONVERSATION_BUSY. (A key
-      // we generated cannot have been used; the conversation lookup runs alongside.)
-      const [existing, conversation] = await Promise.all([
-        rawInput.requestId ? findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }) : null,
-        input.conversationId ? getConversationForUser(pool, { userId: user.userId, id: input.conversationId }) : null,
-      ]);
+      // we generated cannot have been used.)
+      const existing = rawInput.requestId ? await findRunByRequest(pool, { userId: user.userId, requestId: input.requestId }) : null;
       if (existing) return replay(existing, hash);
 
-      if (input.conversationId && !conversation) throw input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
       if (!input.conversationId && input.action) throw new AirlockError('APPROVAL_NOT_FOUND');
       const runId = randomUUID();
       const fresh = !input.conversationId;
       const opened = fresh
         ? await openFreshTurn(runId, user, input, hash)
-        : await openTurn(runId, conversation!.id, user, input, hash);
+        : await openTurn(runId, input.conversationId!, user, input, hash);
       if ('replayed' in opened) return opened.replayed;
       const { run, lease, setup } = opened;
-      start(run, user, { ...input, storedPaths }, lease, fresh, setup, submittedAt);
+      start(run, user, { ...input, storedPaths }, { lease, fresh, setup, unresumed: 'unresumed' in opened ? opened.unresumed : undefined }, submittedAt);
       return handle(run, false);
     },
 

@@ -16,6 +16,15 @@ import type { FileRef } from './types.ts';
 
 const FLUSH_EVERY_MS = 2_000;
 
+export type ToolOutcome = { output: unknown; durationMs: number } | { error: string; code?: ErrorCode };
+
+/** What a tool card says once its call ended. */
+function toolCardEnd(result: ToolOutcome): Record<string, unknown> {
+  return 'error' in result
+    ? { status: 'error', error: result.error, ...(result.code ? { code: result.code } : {}) }
+    : { status: 'done', output: result.output, duration_ms: result.durationMs };
+}
+
 interface AnswerSegment {
   /** Null until its row could be written. */
   id: string | null;
@@ -103,21 +112,20 @@ export class Transcript {
     }
   }
 
-  async toolStart(tool: string, input: unknown, toolCallId: string, tx: Queryable = this.#db): Promise<void> {
+  /** The card of a call as it starts (`running`); with `ended`, of a call reported only once it ended. */
+  async toolStart(tool: string, input: unknown, toolCallId: string, tx: Queryable = this.#db, ended?: ToolOutcome): Promise<void> {
     await this.endAnswer({}, tx);
     const row = await appendMessage(tx, {
       conversationId: this.#conversationId,
       role: 'assistant',
       content: '',
-      metadata: { type: 'tool', tool, input, tool_call_id: toolCallId, status: 'running' },
+      metadata: { type: 'tool', tool, input, tool_call_id: toolCallId, ...(ended ? toolCardEnd(ended) : { status: 'running' }) },
     });
     this.#toolMessageIds.set(toolCallId, row.id);
   }
 
-  async toolEnd(toolCallId: string, result: { output: unknown; durationMs: number } | { error: string; code?: ErrorCode }, tx: Queryable = this.#db): Promise<void> {
-    const patch = 'error' in result
-      ? { status: 'error', error: result.error, ...(result.code ? { code: result.code } : {}) }
-      : { status: 'done', output: result.output, duration_ms: result.durationMs };
+  async toolEnd(toolCallId: string, result: ToolOutcome, tx: Queryable = this.#db): Promise<void> {
+    const patch = toolCardEnd(result);
     const id = this.#toolMessageIds.get(toolCallId);
     if (id) await updateMessage(tx, { id, metadataPatch: patch });
     else await this.#patchCard('tool_call_id', toolCallId, patch, tx);

@@ -17,7 +17,7 @@ import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import { decidedAfter, decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
 import { withReports, type PrepareChatAttachments } from '../chat/attachments.ts';
 import type { ConversationLease } from '../chat/lease.ts';
-import { findApproval, listUnresumedApprovals, markResumed } from '../db/approvals.ts';
+import { findApproval, listUnresumedApprovals, markResumed, type Approval } from '../db/approvals.ts';
 import { isUuid } from '../db/conversations.ts';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
@@ -61,6 +61,8 @@ export interface TurnContext {
   fresh?: boolean;
   /** The run's tool policy and the caller's system text (EngineOptions.prepareTurn). */
   setup?: TurnSetup;
+  /** The conversation's approvals not yet resumed, when the engine started reading them under the lease. */
+  unresumed?: Promise<Approval[]>;
 }
 
 
@@ -71,6 +73,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
   let turns = 0;
   let inToolRound = false;
   let settled = false;
+  let finishedStart: Extract<AgentEvent, { type: 'tool_start' }> | null = null;
   const commit = (drafts: (tx: Queryable) => Promise<EventDraft[]>): Promise<LedgerEvent[]> =>
     withTransaction(deps.pool, async (tx) => deps.ledger.append(conversationId, await drafts(tx), { tx }));
   /**
@@ -89,9 +92,12 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
     let resolved: ResolvedApproval[] = [];
     // One lookup for what is pending and what is owed; most turns find neither and skip the
     // transaction (time to first token). A new conversation skips even the lookup.
-    const unresumed = ctx.fresh ? [] : await listUnresumedApprovals(deps.pool, conversationId);
+    const unresumed = ctx.fresh ? [] : await (ctx.unresumed ?? listUnresumedApprovals(deps.pool, conversationId));
     const pendingApprovals = unresumed.filter((a) => a.status === 'pending');
     const pending = pendingApprovals.length > 0;
+    // What the checkpoint has paused is read alongside the decision's transaction, not after it:
+    // under the lease nothing moves the thread meanwhile (one checkpoint read off the confirm path).
+    const paused = unresumed.length > 0 ? readAhead(deps.agent.pendingApprovals(conversationId)) : undefined;
     if (pending) {
       const decided = await commit(async (tx) => {
         const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin };
@@ -103,7 +109,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       yield* decided;
     }
     // After a decision what is owed is known from the rows it left, unless some stayed pending.
-    const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now, pending ? (decidedAfter(unresumed, resolved) ?? undefined) : unresumed);
+    const owed = ctx.fresh ? null : await owedResume(deps.pool, deps.agent, conversationId, deps.now, { decided: pending ? (decidedAfter(unresumed, resolved) ?? undefined) : unresumed, paused });
 
     const runContext = { threadId: conversationId, userToken: ctx.setup?.userToken ?? ctx.user.token, conversationId, signal: ctx.signal, toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem };
     let events: AsyncIterable<AgentEvent>;
@@ -155,6 +161,12 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
         case 'tool_start':
           if (!inToolRound) turns++;
           inToolRound = true;
+          // A call reported once it finished commits with its end, in one transaction: the call
+          // has already run, so a separate tool.call would only put a commit before the answer.
+          if (event.finished) {
+            finishedStart = event;
+            break;
+          }
           yield* await commit(async (tx) => {
             const drafts = [...answerDraft(runId, transcript.answerText), toolCallDraft(runId, event)];
             await transcript.toolStart(event.tool, event.input, event.toolCallId, tx);
@@ -162,13 +174,21 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
           });
           break;
         case 'tool_end':
-        case 'tool_error':
+        case 'tool_error': {
+          const start = finishedStart?.toolCallId === event.toolCallId ? finishedStart : null;
+          finishedStart = null;
           yield* await commit(async (tx) => {
             const result = event.type === 'tool_end' ? { output: event.output, durationMs: event.durationMs } : { error: event.error, code: event.code };
-            await transcript.toolEnd(event.toolCallId, result, tx);
-            return [toolResultDraft(runId, event)];
+            if (!start) {
+              await transcript.toolEnd(event.toolCallId, result, tx);
+              return [toolResultDraft(runId, event)];
+            }
+            const drafts = [...answerDraft(runId, transcript.answerText), toolCallDraft(runId, start), toolResultDraft(runId, event)];
+            await transcript.toolStart(start.tool, start.input, start.toolCallId, tx, result);
+            return drafts;
           });
           break;
+        }
         case 'approval_required': {
           if (!inToolRound) turns++;
           let opened: Awaited<ReturnType<typeof openApprovals>> = [];
@@ -228,6 +248,12 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       return [...answerDraft(runId, text, { error: mark }), ...(await settle(tx, { status: 'failed', stopReason: 'error', error: mark }))];
     });
   }
+}
+
+/** A read started before its result is needed: its failure surfaces where it is awaited, never as unhandled. */
+export function readAhead<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => {});
+  return read;
 }
 
 /** The user's words when a message is only files (the model needs a non-empty first part). */

@@ -6,7 +6,7 @@ import { createConversation, getConversationForUser, listConversations } from '.
 import { appendMessage, listMessages, patchNewestByMetadata, updateMessage } from '../../server/db/messages.ts';
 import { getLease, isLeaseHeld, releaseLease, renewLease, setLeaseState, tryTakeLease } from '../../server/db/leases.ts';
 import { getRun } from '../../server/db/runs.ts';
-import { openNewConversationTurn } from '../../server/db/turn-opening.ts';
+import { openExistingConversationTurn, openNewConversationTurn } from '../../server/db/turn-opening.ts';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -186,6 +186,43 @@ describe('opening a turn on a new conversation (one statement)', () => {
     const retry = await openNewConversationTurn(db.pool, { ...input, runId: randomUUID() });
     expect(retry.run).toBeNull(); // the caller releases the lease and follows the first run
     expect(retry.conversationId).not.toBe(opened.conversationId);
+  });
+});
+
+describe('opening a turn on an existing conversation (one statement)', () => {
+  const open = (conversationId: string, over: { userId?: string; requestId?: string } = {}) => {
+    const runId = randomUUID();
+    return openExistingConversationTurn(db.pool, { userId: over.userId ?? userId, conversationId, runId, requestId: over.requestId ?? `req-${runId}`, requestHash: 'h', owner: 'test', leaseTtlS: 30 });
+  };
+
+  it("takes the lease and writes the run; another run meanwhile is BUSY and writes nothing; another user's conversation is not found", async () => {
+    const { id: conversationId } = await createConversation(db.pool, { userId, text: 'existing' });
+    const first = await open(conversationId);
+    expect(first).toMatchObject({ found: true, leased: true, run: { conversationId, status: 'running' } });
+    expect(await getLease(db.pool, conversationId)).toMatchObject({ holder: first.run!.id, state: 'streaming', held: true });
+
+    const busy = await open(conversationId);
+    expect(busy).toEqual({ found: true, leased: false, run: null });
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM runs WHERE conversation_id = $1', [conversationId]);
+    expect(rows[0].n).toBe(1);
+
+    for (const [id, who] of [[conversationId, otherId], [randomUUID(), userId], ['not-a-uuid', userId]]) {
+      expect(await open(id, { userId: who })).toEqual({ found: false, leased: false, run: null });
+    }
+    expect(await getLease(db.pool, conversationId)).toMatchObject({ holder: first.run!.id });
+  });
+
+  it("takes over a paused run's lease; a request id the user already used takes the lease but writes no run", async () => {
+    const { id: conversationId } = await createConversation(db.pool, { userId, text: 'paused' });
+    const paused = await open(conversationId);
+    await setLeaseState(db.pool, { conversationId, holder: paused.run!.id, state: 'awaiting_confirmation', ttlS: 300 });
+    const resumed = await open(conversationId);
+    expect(resumed).toMatchObject({ found: true, leased: true, run: { conversationId } });
+    expect(await getLease(db.pool, conversationId)).toMatchObject({ holder: resumed.run!.id, state: 'streaming' });
+
+    await releaseLease(db.pool, { conversationId, holder: resumed.run!.id });
+    const retry = await open(conversationId, { requestId: resumed.run!.requestId });
+    expect(retry).toEqual({ found: true, leased: true, run: null }); // the caller releases the lease and follows the first run
   });
 });
 

@@ -4,8 +4,9 @@
  */
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../server/auth/index.ts';
 import { actionHash } from '../../server/chat/approval-policy.ts';
-import { collect, connectChat, login, type Turn, type WireMessage } from '../helpers/chat-client.ts';
+import { collect, connectChat, DEMO_PASSWORD, login, type Turn, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -98,5 +99,28 @@ describe('one decision, one action', () => {
     expect(turn.messages.find((m) => m.metadata.type === 'tool_error')?.metadata).toMatchObject({ tool: 'deploy_service' });
     expect(turn.types).not.toContain('tool_end');
     expect(await deployments('9.0.5')).toEqual([]);
+  });
+
+  it('a user demoted between the pause and the confirm: the confirmed deploy is refused by the api, with its audit row', async () => {
+    await db.pool.query('INSERT INTO users (username, password_hash, role) VALUES ($1, $2, $3)', ['demoted-lead', await hashPassword(DEMO_PASSWORD), 'admin']);
+    const lead = await connectChat(server.url, await login(server.url, 'demoted-lead'));
+    try {
+      const pause = await collect(lead.submit('/chat', { message: { text: 'deploy checkout-api 9.0.6 to staging', files: [] } }));
+      const card = cards(pause)[0];
+      await db.pool.query(`UPDATE users SET role = 'viewer' WHERE username = 'demoted-lead'`);
+      const turn = await collect(lead.submit('/chat', { message: 'confirm', conversation_id: pause.final!.metadata.conversation_id, action: 'confirm', approval_id: idOf(card) }));
+      expect(turn.messages.find((m) => m.metadata.type === 'tool_error')?.metadata).toMatchObject({ tool: 'deploy_service', code: 'FORBIDDEN' });
+      expect(await deployments('9.0.6')).toEqual([]);
+      // The permission check before the pause ran once (the resumed call is not checked twice);
+      // the call itself reached the api and was refused there, on the role the user has now.
+      const { rows } = await db.pool.query(`SELECT operation, outcome, status_code FROM audit_log WHERE username = 'demoted-lead' ORDER BY id`);
+      expect(rows).toEqual([
+        { operation: 'show_capabilities', outcome: 'success', status_code: 200 },
+        { operation: 'approval.approve', outcome: 'success', status_code: 200 },
+        { operation: 'deploy_service', outcome: 'denied', status_code: 403 },
+      ]);
+    } finally {
+      lead.close();
+    }
   });
 });

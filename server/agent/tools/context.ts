@@ -32,6 +32,8 @@ export interface ToolContext {
   toolPolicy?: ToolPolicy | null;
   /** The caller's system messages (headless runs), put before the agent's own system prompt. */
   callerSystem?: string | null;
+  /** Tool calls this run resumes with a decision: their permission was checked before the pause. */
+  resumedCalls?: ReadonlySet<string>;
 }
 
 export const CONTEXT_KEY = 'airlock';

@@ -127,7 +127,9 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
           const refusal = policyDenial(spec.name, decision);
           return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
         }
-        if (decision.action === 'require_approval') await assertAllowed(ctx, spec.name, meta);
+        // Before a pause only: a resumed call was checked then, and the api checks the call itself
+        // again (its RBAC on the user as they are now decides; a role removed meanwhile is refused there).
+        if (decision.action === 'require_approval' && !ctx.resumedCalls?.has(toolCallId)) await assertAllowed(ctx, spec.name, meta);
       } catch (error) {
         return fail(error);
       }

@@ -57,6 +57,8 @@ describe('toAgentEvents', () => {
     toAgentEvents(start, resumed, 10);
     const events = toAgentEvents(['tools', { event: 'on_tool_end', toolCallId: 'd1', name: 'deploy_service', output: ok('{"id":"d"}') }], resumed, 30);
     expect(events.map((e) => e.type)).toEqual(['tool_start', 'tool_end']);
+    // Marked finished: the turn commits the call with its end, in one transaction.
+    expect(events[0]).toMatchObject({ toolCallId: 'd1', finished: true });
     expect(events[1]).toMatchObject({ durationMs: 20, output: { id: 'd' } });
   });
 
