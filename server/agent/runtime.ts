@@ -21,6 +21,7 @@ import { createServiceTokenProvider, type ServiceCredentials } from './service-t
 import { claimString, tokenClaims } from './token-claims.ts';
 import { ALL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
+import { WriteBehindSaver } from './write-behind-saver.ts';
 
 export interface AgentRuntimeOptions {
   model: ModelSettings;
@@ -127,9 +128,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     options.embed ?? createEmbedder({ baseUrl: options.model.baseUrl, apiKey: options.model.apiKey, model: options.model.name, fetch: doFetch });
   // The graph is rebuilt when the MCP tool set changes (a server came up with new tools); runs
   // pick the current one, and every thread's state is in the checkpointer, not in the graph.
+  const saver = new WriteBehindSaver(options.checkpointer);
   const buildGraph = () =>
     createAgentGraph({
-      model: options.model, checkpointer: options.checkpointer, embed, prefetchAvailable: options.prefetchAvailable,
+      model: options.model, checkpointer: saver, embed, prefetchAvailable: options.prefetchAvailable,
       builtinTools: options.builtinTools, externalTools: options.mcp?.executableTools(), offeredExternal: () => options.mcp?.offered() ?? [], externalTopN: options.mcpTopN,
     });
   let built = { version: options.mcp?.version ?? 0, graph: buildGraph() };
@@ -178,6 +180,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       toolPolicy: input.toolPolicy ?? null,
       callerSystem: input.callerSystem ?? null,
       resumedCalls,
+      checkpointed: () => saver.stored(input.threadId),
     };
     return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide };
   }
@@ -221,9 +224,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     const mapping = createMappingState(toolNames().filter((name) => decide(name).action === 'require_approval'));
     let streamed = '';
     try {
-      // durability "sync": each step's checkpoint is written before the next step starts. With the
-      // default "async" an abort during a tool returned before the model step's checkpoint landed,
-      // so the next run could miss (and later race with) the dangling tool call.
+      // durability "sync", through the write-behind saver: each step is handed to the saver before
+      // the next starts, and stored before any tool's side effect and before the run ends. With
+      // LangGraph's "async" an abort during a tool returned before the model step's checkpoint
+      // landed, so the next run could miss (and later race with) the dangling tool call.
       const parts = await current().stream(input as never, { ...config, signal, durability: 'sync', streamMode: ['messages', 'updates', 'tools'] });
       for await (const part of parts) {
         for (const event of toAgentEvents(part as [string, unknown], mapping, now())) {
@@ -233,12 +237,15 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
         }
       }
     } catch (error) {
+      // The steps so far are stored before the run ends (write-behind-saver.ts), whatever ended it.
+      await saver.stored(threadId).catch(() => {});
       // An abort surfaces as the caller's reason. Everything else is rethrown as is: graph interrupts
       // (never swallowed), AirlockError (LLM_UNAVAILABLE from the middleware), and unexpected errors
       // for the caller's INTERNAL handling.
       if (signal?.aborted && !isGraphInterrupt(error)) throw signal.reason ?? error;
       throw unwrapAirlockError(error);
     }
+    await saver.stored(threadId);
     if (signal?.aborted) throw signal.reason;
     const approvals = await pendingApprovals(threadId);
     if (approvals.length > 0) {

@@ -5,12 +5,15 @@
  * tool back until the kill has landed.
  */
 import type { Client } from '@gradio/client';
+import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { danglingToolCalls } from '../../server/agent/runtime.ts';
+import { createCheckpointer } from '../../server/chat/checkpointer.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';
@@ -157,6 +160,62 @@ describe('kill -9 of the gateway around a confirm', () => {
     await untilResumed(ids.approvalId);
     expect(await deployments('7.7.4')).toBe(1);
     table.record({ fault: 'kill -9 gateway mid-tool', outcome: 'repeated with the same key at next start, one effect', lost: Math.abs(1 - (await deployments('7.7.4'))) });
+    await proxy.close();
+    restarted.client.close();
+    restarted.gateway.child.kill('SIGKILL');
+    await restarted.gateway.exited;
+  });
+});
+
+describe('kill -9 of the gateway while a tool with an effect is at the api (checkpoints are written behind)', () => {
+  it('the model step that asked for the call was stored before the call left: the next turn finds the call, answered as cancelled', async () => {
+    let gateway: MainProcess | undefined;
+    const proxy = await startKillingProxy(api.url, (req) => req.method === 'POST' && req.url === '/api/tools/tasks', () => gateway?.child.kill('SIGKILL'));
+    const started = await startGateway(proxy.url);
+    gateway = started.gateway;
+    // Checkpoint writes wait on a lock until the card shows: a call that did not wait for its step
+    // to be stored would reach the api (and the kill) with the step still unwritten.
+    const lock = await db.pool.connect();
+    await lock.query('BEGIN');
+    await lock.query('LOCK TABLE checkpoints IN SHARE MODE');
+    const released = { done: false };
+    await collect(chat(started.client, 'create a task to rotate the kill-behind credentials'), (m) => {
+      if (m.metadata.type === 'tool_start' && !released.done) {
+        released.done = true;
+        void lock.query('COMMIT');
+      }
+    }).catch(() => undefined);
+    if (!released.done) await lock.query('COMMIT');
+    lock.release();
+    await gateway.exited;
+    started.client.close();
+    await proxy.forwarded;
+    const { rows: [conversation] } = await db.pool.query<{ id: string }>(`SELECT conversation_id AS id FROM messages WHERE content LIKE '%kill-behind%' LIMIT 1`);
+
+    // Read as the next run reads it: the thread's last stored checkpoint ends with the call.
+    const saver = await createCheckpointer(db.pool, db.url);
+    let dangling: Array<{ id: string; name: string }> = [];
+    try {
+      const stored = await saver.getTuple({ configurable: { thread_id: conversation.id } });
+      dangling = danglingToolCalls((stored?.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []);
+      expect(dangling).toEqual([{ id: expect.any(String), name: 'create_task' }]);
+    } finally {
+      await saver.end();
+    }
+
+    // The next turn on a restarted gateway closes it as cancelled and answers.
+    const restarted = await startGateway();
+    const next = await collect(chat(restarted.client, 'what tasks are there?', conversation.id));
+    expect(next.final!.metadata.type).not.toBe('error');
+    const saverAfter = await createCheckpointer(db.pool, db.url);
+    try {
+      const after = await saverAfter.getTuple({ configurable: { thread_id: conversation.id } });
+      const replies = ((after?.checkpoint.channel_values as { messages?: BaseMessage[] }).messages ?? []).filter((m) => ToolMessage.isInstance(m) && m.name === 'create_task');
+      expect(String(replies[0]?.content)).toContain('CANCELLED');
+    } finally {
+      await saverAfter.end();
+    }
+    table.record({ fault: 'kill -9 gateway while a tool with an effect is at the api', outcome: 'the call is in the stored thread; closed as cancelled next turn', lost: dangling.length === 1 ? 0 : 1 });
     await proxy.close();
     restarted.client.close();
     restarted.gateway.child.kill('SIGKILL');

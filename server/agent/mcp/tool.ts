@@ -82,6 +82,8 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
         }
       }
       const identity = { userToken: ctx.userToken, serviceToken: () => ctx.serviceToken.get() };
+      // An MCP tool may change anything: the step that asked for it is stored first.
+      await ctx.checkpointed?.();
       try {
         const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, args, { identity, signal: runtime.signal }), deps.resultMaxChars);
         if (rendered.isError) {

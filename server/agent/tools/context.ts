@@ -34,6 +34,11 @@ export interface ToolContext {
   callerSystem?: string | null;
   /** Tool calls this run resumes with a decision: their permission was checked before the pause. */
   resumedCalls?: ReadonlySet<string>;
+  /**
+   * Resolves once the run's checkpoints so far are stored (write-behind-saver.ts). Awaited before a
+   * side effect, so that the step that asked for the call is never lost while its effect is done.
+   */
+  checkpointed?: () => Promise<void>;
 }
 
 export const CONTEXT_KEY = 'airlock';

@@ -139,6 +139,8 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
         const refusal = askApproval(request);
         if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
       }
+      // The step that asked for a call with effects is stored before the call (a crash re-runs it under the same id).
+      if (operation.method !== 'GET') await ctx.checkpointed?.();
       try {
         // The decision travels with the call itself (not the permission check before a pause): the api's audit row keeps it.
         return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy: stampOf(decision) }));
