@@ -79,11 +79,22 @@ async function approval(id: string): Promise<{ status: string; resumed: boolean 
   return rows[0];
 }
 
-/** Waits for the restarted gateway's recovery to consume the decision (bounded; it runs right after listen). */
+/**
+ * Waits for the restarted gateway's recovery to consume the decision and finish the resumed run
+ * (until then a new submit is rightly CONVERSATION_BUSY). Bounded; recovery runs right after listen.
+ */
 async function untilResumed(id: string, deadlineMs = 30_000): Promise<void> {
   const until = Date.now() + deadlineMs;
-  while (!(await approval(id)).resumed) {
-    if (Date.now() > until) throw new Error(`approval ${id} was not resumed within ${deadlineMs} ms`);
+  const settled = async () => {
+    const { rows } = await db.pool.query<{ done: boolean }>(
+      `SELECT a.resumed_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.conversation_id = a.conversation_id AND r.status = 'running') AS done
+       FROM approvals a WHERE a.id = $1`,
+      [id],
+    );
+    return rows[0]?.done === true;
+  };
+  while (!(await settled())) {
+    if (Date.now() > until) throw new Error(`approval ${id} was not resumed (its run finished) within ${deadlineMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
