@@ -13,7 +13,7 @@ import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
 import { askApproval, errorMessage, policyDenial } from '../tools/define.ts';
-import { toolContext, type ToolContext } from '../tools/context.ts';
+import { storedBeforeEffect, toolContext, type ToolContext } from '../tools/context.ts';
 import type { ApprovalRequest } from '../types.ts';
 import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
 import type { McpConnection } from './connection.ts';
@@ -82,8 +82,8 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
         }
       }
       const identity = { userToken: ctx.userToken, serviceToken: () => ctx.serviceToken.get() };
-      // An MCP tool may change anything: the step that asked for it is stored first.
-      await ctx.checkpointed?.();
+      // An MCP tool may change anything.
+      await storedBeforeEffect(ctx, toolCallId);
       try {
         const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, args, { identity, signal: runtime.signal }), deps.resultMaxChars);
         if (rendered.isError) {

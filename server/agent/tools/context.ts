@@ -43,6 +43,15 @@ export interface ToolContext {
 
 export const CONTEXT_KEY = 'airlock';
 
+/**
+ * Before a call with effects: the step that asked for it is stored first, so a crash re-runs the
+ * call under the same id (write-behind-saver.ts). A resumed call's step was stored at its pause;
+ * what is unstored then is only the resume itself, which the decided approval replays after a crash.
+ */
+export async function storedBeforeEffect(ctx: ToolContext, toolCallId: string): Promise<void> {
+  if (!ctx.resumedCalls?.has(toolCallId)) await ctx.checkpointed?.();
+}
+
 /** The tool context of a run, or INTERNAL when the runtime forgot to pass it. */
 export function toolContext(config: RunnableConfig | undefined): ToolContext {
   const ctx = config?.configurable?.[CONTEXT_KEY] as ToolContext | undefined;

@@ -27,7 +27,7 @@ import { stampOf, type PolicyDecision } from '../../policy/index.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
 import { claimString, tokenClaims } from '../token-claims.ts';
 import { callBackend, type BackendRequest } from './backend.ts';
-import { toolContext, type ToolContext } from './context.ts';
+import { storedBeforeEffect, toolContext, type ToolContext } from './context.ts';
 
 /** The parts of a backend call that come from the model's arguments; method and path come from the catalog. */
 export interface CallParts {
@@ -139,8 +139,7 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
         const refusal = askApproval(request);
         if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
       }
-      // The step that asked for a call with effects is stored before the call (a crash re-runs it under the same id).
-      if (operation.method !== 'GET') await ctx.checkpointed?.();
+      if (operation.method !== 'GET') await storedBeforeEffect(ctx, toolCallId);
       try {
         // The decision travels with the call itself (not the permission check before a pause): the api's audit row keeps it.
         return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy: stampOf(decision) }));
