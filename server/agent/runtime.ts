@@ -6,7 +6,7 @@
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { Command, isGraphInterrupt, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { Command, isGraphInterrupt, type BaseCheckpointSaver, type StateSnapshot } from '@langchain/langgraph';
 import type { AuditEntry } from '../db/audit.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { createToolPolicy, DEFAULT_TENANT, stampOf, type PolicyDecision, type ToolAction, type PolicyFile } from '../policy/index.ts';
@@ -186,7 +186,11 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   }
 
   async function pendingApprovals(threadId: string): Promise<PendingApproval[]> {
-    const state = await current().getState(threadConfig(threadId));
+    return approvalsOf(await current().getState(threadConfig(threadId)));
+  }
+
+  /** The paused approval interrupts of a state snapshot. */
+  function approvalsOf(state: StateSnapshot): PendingApproval[] {
     return (state.tasks ?? []).flatMap((task) =>
       (task.interrupts ?? []).flatMap((i) => {
         const value = i.value as ApprovalRequest | undefined;
@@ -207,7 +211,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
     const open = danglingToolCalls(messages);
     if (open.length === 0) return;
-    const paused = new Set((await pendingApprovals(threadId)).map((p) => p.toolCallId));
+    const paused = new Set(approvalsOf(state).map((p) => p.toolCallId));
     // Siblings that finished before a pause already have their ToolMessage in the state (tested).
     const replies = open.map((call) => {
       const [code, message] = paused.has(call.id)
@@ -247,12 +251,13 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     }
     await saver.stored(threadId);
     if (signal?.aborted) throw signal.reason;
-    const approvals = await pendingApprovals(threadId);
+    // One read of the end state for both questions: did it pause, and what is the answer's text.
+    const state = await current().getState(threadConfig(threadId));
+    const approvals = approvalsOf(state);
     if (approvals.length > 0) {
       yield { type: 'approval_required', approvals };
       return;
     }
-    const state = await current().getState(threadConfig(threadId));
     const last = ((state.values as { messages?: BaseMessage[] }).messages ?? []).at(-1);
     const text = last && AIMessage.isInstance(last) ? contentText(last.content) : streamed;
     yield { type: 'done', text: text || streamed };
