@@ -38,6 +38,11 @@ export class WriteBehindSaver extends BaseCheckpointSaver {
     this.#inner = inner;
   }
 
+  /** Threads with writes not yet stored, or a failure not yet reported (the rest are forgotten). */
+  get pendingThreads(): number {
+    return this.#threads.size;
+  }
+
   /** Resolves once every write of the thread so far is stored; rejects (once) when one failed. */
   async stored(threadId: string): Promise<void> {
     const thread = this.#threads.get(threadId);
@@ -69,13 +74,14 @@ export class WriteBehindSaver extends BaseCheckpointSaver {
     // A put after a failed one is skipped (it would store a checkpoint whose parent is missing).
     const write = thread.lastPut.then(() => this.#inner.put(config, checkpoint, metadata, newVersions));
     thread.lastPut = write;
-    this.#track(thread, write);
+    this.#track(thread, write, threadId);
     // What PostgresSaver and MemorySaver return, known without waiting.
     return Promise.resolve({ configurable: { thread_id: threadId, checkpoint_ns: config.configurable?.checkpoint_ns ?? '', checkpoint_id: checkpoint.id } });
   }
 
   putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
-    this.#track(this.#thread(threadOf(config)), this.#inner.putWrites(config, writes, taskId, taskPath));
+    const threadId = threadOf(config);
+    this.#track(this.#thread(threadId), this.#inner.putWrites(config, writes, taskId, taskPath), threadId);
     return Promise.resolve();
   }
 
@@ -94,14 +100,14 @@ export class WriteBehindSaver extends BaseCheckpointSaver {
     return thread;
   }
 
-  #track(thread: ThreadWrites, write: Promise<unknown>): void {
-    const tracked: Promise<unknown> = write.then(
-      () => thread.inFlight.delete(tracked),
-      (error: unknown) => {
-        thread.inFlight.delete(tracked);
-        thread.failure ??= { error };
-      },
-    );
+  #track(thread: ThreadWrites, write: Promise<unknown>, threadId: string): void {
+    const settled = (error?: { error: unknown }) => {
+      thread.inFlight.delete(tracked);
+      if (error) thread.failure ??= error;
+      // Nothing left to wait for or to report: forget the thread (a run aborted mid-write leaves none behind).
+      if (thread.inFlight.size === 0 && !thread.failure && this.#threads.get(threadId) === thread) this.#threads.delete(threadId);
+    };
+    const tracked: Promise<unknown> = write.then(() => settled(), (error: unknown) => settled({ error }));
     thread.inFlight.add(tracked);
   }
 }

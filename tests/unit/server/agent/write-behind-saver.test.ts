@@ -67,6 +67,18 @@ describe('WriteBehindSaver', () => {
     expect((await saver.getTuple(thread('t3')))?.checkpoint.id).toBe(c.id);
   });
 
+  it('forgets a thread once its writes are stored, whether or not anyone waited for them', async () => {
+    const inner = new GatedSaver();
+    const saver = new WriteBehindSaver(inner);
+    await put(saver, 't4');
+    await put(saver, 't5');
+    expect(saver.pendingThreads).toBe(2);
+    inner.open();
+    await saver.stored('t4'); // t5: nobody waits (a run aborted mid-write)
+    await new Promise((r) => setImmediate(r));
+    expect(saver.pendingThreads).toBe(0);
+  });
+
   it('keeps threads apart: a slow thread does not hold up a read of another', async () => {
     const slow = new WriteBehindSaver(new GatedSaver());
     await put(slow, 'slow');
