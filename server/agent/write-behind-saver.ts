@@ -48,12 +48,12 @@ export class WriteBehindSaver extends BaseCheckpointSaver {
     const thread = this.#threads.get(threadId);
     if (!thread) return;
     while (thread.inFlight.size > 0) await Promise.allSettled([...thread.inFlight]);
+    if (!thread.failure) return; // stored: #track has forgotten the thread
+    // Reported once, then the thread starts afresh (its puts after the failed one were skipped).
     if (this.#threads.get(threadId) === thread && thread.inFlight.size === 0) this.#threads.delete(threadId);
-    if (thread.failure) {
-      const { error } = thread.failure;
-      thread.failure = undefined;
-      throw error;
-    }
+    const { error } = thread.failure;
+    thread.failure = undefined;
+    throw error;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {

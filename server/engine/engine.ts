@@ -156,7 +156,8 @@ export function createEngine(options: EngineOptions) {
     liveByConversation.set(run.conversationId, hub);
   }
 
-  type Opened = { run: Run; lease: ConversationLease; setup: TurnSetup; unresumed?: Promise<Approval[]> } | { replayed: RunHandle };
+  type OpenedTurn = { run: Run; lease: ConversationLease; setup: TurnSetup; unresumed?: Promise<Approval[]> };
+  type Opened = OpenedTurn | { replayed: RunHandle };
   type Submitted = TurnInput & { requestId: string };
   const prepare = (runId: string, conversationId: string, user: TurnUser, input: Submitted, fresh: boolean) =>
     options.prepareTurn?.({ runId, conversationId, userId: user.userId, requestId: input.requestId, action: input.action, fresh });
@@ -191,7 +192,7 @@ export function createEngine(options: EngineOptions) {
   }
 
   /** Links the opened turn (EngineOptions.prepareTurn); a refusal settles the run row and frees the conversation. */
-  async function linked(run: Run, lease: ConversationLease, user: TurnUser, input: Submitted, fresh: boolean): Promise<Opened & { run: Run }> {
+  async function linked(run: Run, lease: ConversationLease, user: TurnUser, input: Submitted, fresh: boolean): Promise<OpenedTurn> {
     try {
       return { run, lease, setup: (await prepare(run.id, run.conversationId, user, input, fresh)) ?? {} };
     } catch (error) {
@@ -227,8 +228,8 @@ export function createEngine(options: EngineOptions) {
         ? await openFreshTurn(runId, user, input, hash)
         : await openTurn(runId, input.conversationId!, user, input, hash);
       if ('replayed' in opened) return opened.replayed;
-      const { run, lease, setup } = opened;
-      start(run, user, { ...input, storedPaths }, { lease, fresh, setup, unresumed: 'unresumed' in opened ? opened.unresumed : undefined }, submittedAt);
+      const { run, lease, setup, unresumed } = opened;
+      start(run, user, { ...input, storedPaths }, { lease, fresh, setup, unresumed }, submittedAt);
       return handle(run, false);
     },
 
