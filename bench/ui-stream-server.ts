@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chatEndpoint } from '../server/chat/chat-endpoint.ts';
 import { gradioPlugin } from '../server/gradio/index.ts';
 import { webRoutes } from '../server/web/index.ts';
 
@@ -26,6 +27,8 @@ export async function startStreamServer(options: { tokens: number; intervalMs: n
   const app = Fastify({ logger: false });
   const now = new Date().toISOString();
   const conversation = { id: 'bench', title: 'Bench', created_at: now, updated_at: now, archived: false };
+  // The page signs itself in from its refresh cookie; the stub has one session for everybody.
+  app.post('/api/auth/refresh', async () => ({ access_token: 'bench', expires_in: 3600, user: { id: 'u', username: 'bench', role: 'admin' } }));
   app.get('/api/agent/info', async () => ({ model: 'bench', offline_model: false, approval_timeout_s: 300 }));
   app.get('/api/assistant/conversations', async () => ({ items: [conversation], next_cursor: null }));
   app.post('/api/assistant/conversations', async () => conversation);
@@ -38,25 +41,17 @@ export async function startStreamServer(options: { tokens: number; intervalMs: n
     authenticate: () => ({}),
     dataDir: mkdtempSync(join(tmpdir(), 'airlock-bench-')),
     uploadMaxBytes: 1024 * 1024,
+    // The gateway's own /chat declaration (so the page's calls resolve as they do in the product), a synthetic handler.
     endpoints: [
-      {
-        apiName: 'chat',
-        inputs: [
-          { name: 'message', label: 'Message', component: 'multimodaltextbox', default: null },
-          { name: 'conversation_id', label: 'Conversation id', component: 'textbox', default: null },
-          { name: 'action', label: 'Action', component: 'textbox', default: null },
-        ],
-        outputs: [{ label: 'Response', component: 'json' }],
-        async *handler(request) {
-          let content = '';
-          for (const token of tokens) {
-            if (request.signal.aborted) return;
-            content += token;
-            yield [{ role: 'assistant', content, metadata: { type: 'stream_token', token, conversation_id: 'bench' } }];
-            await new Promise((r) => setTimeout(r, options.intervalMs));
-          }
-        },
-      },
+      chatEndpoint(async function* (request) {
+        let content = '';
+        for (const token of tokens) {
+          if (request.signal.aborted) return;
+          content += token;
+          yield [{ role: 'assistant', content, metadata: { type: 'stream_token', token, conversation_id: 'bench' } }];
+          await new Promise((r) => setTimeout(r, options.intervalMs));
+        }
+      }),
     ],
   });
   await app.register(webRoutes);
