@@ -12,6 +12,7 @@ import { Client } from '@gradio/client';
 import { startStack } from './children.ts';
 import { fnIndexOf, rawChat } from './raw-chat.ts';
 import { percentile } from './support.ts';
+import { traceMark } from './trace-sql.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
 const PROMPT = 'hello';
@@ -47,6 +48,7 @@ async function viaReference(url: string, text: string, thread = '', resume = fal
 
 async function viaChat(client: Client, text: string, conversationId = '', action = '', onFirst?: () => Promise<void>): Promise<Timing> {
   const start = performance.now();
+  traceMark(`/chat submit ${action || text}`);
   let first = 0;
   let tokens = 0;
   let last: any;
@@ -56,7 +58,7 @@ async function viaChat(client: Client, text: string, conversationId = '', action
     last = (event.data as unknown[])[0];
     if (last.metadata.type !== 'stream_token') continue;
     tokens++;
-    if (!first) (first = performance.now()), await onFirst?.();
+    if (!first) (first = performance.now()), traceMark('/chat first token'), await onFirst?.();
   }
   const end = performance.now();
   return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, last: structuredClone(last) };

@@ -43,7 +43,8 @@ export async function startReference(modelBaseUrl: string, databaseUrl: string):
     const url = new URL(req.url!, 'http://x');
     let body = '';
     for await (const chunk of req) body += chunk;
-    const thread = url.searchParams.get('thread') ?? randomUUID();
+    // An empty `thread=` is a new thread too: the bench's submits must not share one growing history.
+    const thread = url.searchParams.get('thread') || randomUUID();
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const options = { configurable: { thread_id: thread }, streamMode: 'messages' as const };
     const stream = url.searchParams.get('resume')

@@ -5,6 +5,7 @@
  */
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
+import { fastByteaArrayTypes } from '../db/bytea-array.ts';
 import { CONNECT_TIMEOUT_MS, withAdvisoryLock, type Pool } from '../db/index.ts';
 
 /**
@@ -14,7 +15,8 @@ import { CONNECT_TIMEOUT_MS, withAdvisoryLock, type Pool } from '../db/index.ts'
 export async function createCheckpointer(pool: Pool, databaseUrl: string): Promise<PostgresSaver> {
   const { rows } = await pool.query<{ schema: string }>('SELECT current_schema() AS schema');
   const schema = rows[0]?.schema ?? 'public';
-  const saverPool = new pg.Pool({ connectionString: databaseUrl, max: 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // Its checkpoint reads return nested bytea[] arrays: parsed by the fast parser (bytea-array.ts).
+  const saverPool = new pg.Pool({ connectionString: databaseUrl, max: 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types: fastByteaArrayTypes });
   saverPool.on('error', () => {});
   const saver = new PostgresSaver(saverPool, undefined, { schema });
   await withAdvisoryLock(pool, 'airlock:checkpointer-setup', () => saver.setup());
