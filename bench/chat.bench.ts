@@ -7,6 +7,7 @@
  *   machine's load, the database queries the gateway process sends before the first token.
  *
  *   npm run bench -- chat            (BENCH_TURNS to tune, default 30)
+ *   BENCH_API_PROCESS=1 npm run bench -- chat   (the api role in its own process, as deployed)
  */
 import { Client } from '@gradio/client';
 import { startStack } from './children.ts';
@@ -147,7 +148,7 @@ async function paced() {
 
 const a = await burstAndApprovals();
 const b = await paced();
-console.log(`/chat (real @gradio/client; raw client for CPU and bytes) vs the reference pipeline, ${TURNS} turns, offline model in its own process`);
+console.log(`/chat (real @gradio/client; raw client for CPU and bytes) vs the reference pipeline, ${TURNS} turns, offline model in its own process, api ${process.env.BENCH_API_PROCESS ? 'in its own process (BENCH_API_PROCESS)' : "in the gateway's process"}`);
 console.log('| figure | /chat p50 | /chat p99 | reference p50 | reference p99 | ratio p50 | ratio p99 |');
 console.log('|---|---|---|---|---|---|---|');
 console.log(row('submit -> first token', 'ms', 1, a.chatRuns.map((r) => r.ttftMs), a.refRuns.map((r) => r.ttftMs)));

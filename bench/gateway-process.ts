@@ -1,40 +1,31 @@
 /**
- * The gateway (api + gateway roles) and the reference pipeline in one child process, both on the
- * model at argv[2], so the parent (the clients) is not counted in their CPU. Sends {base, ref,
- * token} when ready; answers {cpu} (process.cpuUsage() µs), {rss} and {queries} (sent so far).
+ * The gateway (api + gateway roles, as `./airlock start` runs them) and the reference pipeline in
+ * one child process, both on the model at argv[2], so the parent (the clients) is not counted in
+ * their CPU. With BENCH_API_PROCESS=1 the api role runs in a process of its own (bench/api-process.ts),
+ * as deployed behind nginx. Sends {base, ref, token} when ready; answers {cpu} (process.cpuUsage()
+ * µs), {rss} and {queries} (sent so far).
  */
 import { buildApp, localUrl } from '../server/app.ts';
-import { loadConfig } from '../server/config.ts';
+import { BENCH_PASSWORD, benchConfig } from './bench-config.ts';
+import { startChild } from './children.ts';
 import { openBenchDatabase } from './support.ts';
 import { startReference } from './reference.ts';
 import { countQueries, traceSql } from './trace-sql.ts';
 
 if (process.env.BENCH_TRACE_SQL) traceSql();
 const queries = countQueries();
-const PASSWORD = 'bench-password-1';
 const modelUrl = process.argv[2];
 const db = await openBenchDatabase();
-const config = loadConfig({
-  HOST: '127.0.0.1',
-  PORT: '0',
-  LOG_LEVEL: 'silent',
-  DEMO_PASSWORD: PASSWORD,
-  SERVICE_CLIENT_SECRET: 'bench-service-secret-0123456789',
-  OPENAI_BASE_URL: modelUrl,
-  CHAT_USER_CONCURRENCY: '10000',
-  CHAT_USER_QUEUE: '10000',
-  ...(process.env.BENCH_CHAT_CONCURRENCY ? { CHAT_CONCURRENCY: process.env.BENCH_CHAT_CONCURRENCY } : {}),
-  // A tool policy in the path (server/policy): POLICY_FILE=… npm run bench -- chat
-  ...(process.env.POLICY_FILE ? { POLICY_FILE: process.env.POLICY_FILE } : {}),
-});
-const app = await buildApp({ config, roles: ['api', 'gateway'], pool: db.pool, databaseUrl: db.url });
+const api = process.env.BENCH_API_PROCESS ? await startChild<{ url: string }>('./api-process.ts', [db.url, modelUrl]) : null;
+const config = benchConfig(modelUrl, api ? { API_URL: api.ready.url } : {});
+const app = await buildApp({ config, roles: api ? ['gateway'] : ['api', 'gateway'], pool: db.pool, databaseUrl: db.url });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const base = localUrl(app);
 const reference = await startReference(modelUrl, db.url);
-const login = await fetch(`${base}/api/auth/login`, {
+const login = await fetch(`${api?.ready.url ?? base}/api/auth/login`, {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+  body: JSON.stringify({ username: 'admin', password: BENCH_PASSWORD }),
 });
 const { access_token: token } = (await login.json()) as { access_token: string };
 process.send!({ base: `${base}/api/agent/gradio`, ref: reference.url, token });
@@ -46,6 +37,10 @@ process.on('message', (m: { cmd: string }) => {
 process.on('disconnect', async () => {
   await reference.close();
   await app.close();
+  if (api) {
+    api.stop();
+    await new Promise((r) => api.proc.once('exit', r));
+  }
   await db.close();
   process.exit(0);
 });
