@@ -1,8 +1,8 @@
 /**
  * PostgresSaver with each write in one statement. Upstream's put is BEGIN, one INSERT per channel
  * blob, the checkpoint's INSERT and COMMIT, and putWrites is BEGIN, one INSERT per write, COMMIT:
- * five to eight round trips per graph step, whose sends and replies were a tenth of the gateway's
- * CPU in `BENCH_PROF=1 npm run bench -- chat`. Here the rows go in as arrays (`unnest`) and the
+ * five to eight round trips per graph step; the two methods were 8% of the busy CPU of the chat
+ * bench's gateway process (`BENCH_PROF=1 npm run bench -- chat`). Here the rows go in as arrays (`unnest`) and the
  * blobs ride with the checkpoint as a data-modifying CTE: the same rows, the same conflict rules,
  * atomic as one statement is. Reads, setup and deleteThread are upstream's. LangGraph's own
  * checkpointer validation suite runs against both (tests/integration/checkpointer-contract.test.ts).
