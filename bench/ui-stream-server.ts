@@ -27,7 +27,7 @@ export async function startStreamServer(options: { tokens: number; intervalMs: n
   const app = Fastify({ logger: false });
   const now = new Date().toISOString();
   const conversation = { id: 'bench', title: 'Bench', created_at: now, updated_at: now, archived: false };
-  // The page signs itself in from its refresh cookie; the stub has one session for everybody.
+  // The page signs itself in from its refresh cookie; this bench server signs everybody in as one user.
   app.post('/api/auth/refresh', async () => ({ access_token: 'bench', expires_in: 3600, user: { id: 'u', username: 'bench', role: 'admin' } }));
   app.get('/api/agent/info', async () => ({ model: 'bench', offline_model: false, approval_timeout_s: 300 }));
   app.get('/api/assistant/conversations', async () => ({ items: [conversation], next_cursor: null }));

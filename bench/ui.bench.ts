@@ -25,7 +25,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
-/** A browser that signed in before: the UI's "had a session" flag, and the stub server's refresh answers. */
+/** A browser that signed in before: the UI's "had a session" flag, which the bench server's refresh answers. */
 async function signedInPage(browser: import('playwright-core').Browser): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addInitScript(`localStorage.setItem('airlock.signed-in', '1')`);

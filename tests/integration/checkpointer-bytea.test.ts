@@ -74,6 +74,6 @@ describe('bytea[] through the checkpointer pool', () => {
     expect((fast?.checkpoint.channel_values.messages as AIMessage[]).map((m) => m.content)).toEqual([TRICKY, TRICKY]);
     expect(fast?.pendingWrites?.some(([, channel]) => channel === '__interrupt__')).toBe(true);
     expect(fast).toEqual(reference);
-    await (saver as unknown as { pool: pg.Pool }).pool.end();
+    await saver.end(); // PostgresSaver.end() ends its pool
   });
 });
