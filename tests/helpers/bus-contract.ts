@@ -108,6 +108,7 @@ export function runBusContract(name: string, factory: () => Promise<BusPair>): v
       await eventually(() => expect([here.attached(s), there.attached(s)]).toEqual([false, false]));
       const o = unique('o');
       await here.addEvent(o, `${o}:e`, owner);
+      await eventually(() => expect(there.pending(o)).toBe(1)); // there knows the session (0 would also mean unknown)
       here.publish(o, msg(`${o}:e`, 'x', true)); // finished, never streamed: kept for a stream to come
       await here.flush();
       await eventually(() => expect(there.pending(o)).toBe(0));

@@ -45,23 +45,8 @@ describe('PostgreSQL bus specifics', () => {
   });
 
   it('attach waits for its own notifications to catch up: a late listener still finds a session completed before its GET', async () => {
-    // A replica whose LISTEN connection delivers 200 ms late (a busy replica): the real connection,
-    // its notifications held back. Without the barrier in attach this session reads as unknown.
-    let first = true;
-    const late = {
-      query: (...args: unknown[]) => (db.pool.query as (...a: unknown[]) => unknown)(...args),
-      connect: async () => {
-        const client = await db.pool.connect();
-        if (first) {
-          first = false;
-          const on = client.on.bind(client);
-          client.on = ((event: string, listener: (...a: unknown[]) => void) =>
-            on(event as 'notification', event === 'notification' ? (n: unknown) => setTimeout(() => listener(n), 200) : listener)) as typeof client.on;
-        }
-        return client;
-      },
-    } as unknown as pg.Pool;
-    const c = await PgSessionBus.start({ pool: late, orphanMessage, sweepMs: 60_000 });
+    // Without the barrier in attach this session reads as unknown on the late replica.
+    const c = await PgSessionBus.start({ pool: lateListener(db.pool), orphanMessage, sweepMs: 60_000 });
     try {
       await a.addEvent('late', 'late-e', owner);
       a.publish('late', { eventId: 'late-e', frame: 'x', terminal: false });
@@ -72,6 +57,20 @@ describe('PostgreSQL bus specifics', () => {
       expect(attachment).not.toBeNull();
       await eventually(() => expect(got).toEqual(['x', 'end']));
       attachment!.detach();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('a forget that overtakes the join on its way in drops the session here as on every other replica', async () => {
+    const c = await PgSessionBus.start({ pool: lateListener(db.pool), orphanMessage, sweepMs: 60_000 });
+    try {
+      await a.addEvent('overtaken', 'overtaken-e', owner); // c applies this join 200 ms from now
+      c.forget('overtaken'); // c does not know the session yet; its forget is ordered after the join
+      await c.flush();
+      await a.addEvent('marker', 'marker-e', owner); // ordered after the forget: once seen, all before it was applied
+      await eventually(() => expect([b.pending('marker'), c.pending('marker')]).toEqual([1, 1]));
+      expect([a.pending('overtaken'), b.pending('overtaken'), c.pending('overtaken')]).toEqual([0, 0, 0]);
     } finally {
       await c.close();
     }
@@ -124,3 +123,21 @@ describe('PostgreSQL bus specifics', () => {
     await a.flush();
   });
 });
+
+/** The pool, except that its first client (the bus's LISTEN connection) hears every notification 200 ms late: a busy replica. */
+function lateListener(pool: pg.Pool): pg.Pool {
+  let first = true;
+  return {
+    query: (...args: unknown[]) => (pool.query as (...a: unknown[]) => unknown)(...args),
+    connect: async () => {
+      const client = await pool.connect();
+      if (first) {
+        first = false;
+        const on = client.on.bind(client);
+        client.on = ((event: string, listener: (...a: unknown[]) => void) =>
+          on(event as 'notification', event === 'notification' ? (n: unknown) => setTimeout(() => listener(n), 200) : listener)) as typeof client.on;
+      }
+      return client;
+    },
+  } as unknown as pg.Pool;
+}

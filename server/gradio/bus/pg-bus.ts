@@ -435,7 +435,12 @@ export class PgSessionBus implements SessionBus {
     for (const op of ops) {
       // This replica's own attach, detach and forget were applied when they happened.
       if ((op.o === 'a' || op.o === 'd') && op.k.startsWith(mine)) continue;
-      if (op.o === 'x' && op.by === this.replica) continue;
+      if (op.o === 'x' && op.by === this.replica) {
+        // Applied again at its place in the order, silently (its events stopped then): a join that
+        // was still on its way in when it happened is dropped here as on every other replica.
+        this.#mirror.apply(op);
+        continue;
+      }
       if (op.o === 'b') {
         this.#barriers.get(op.k)?.();
         continue;
