@@ -20,7 +20,7 @@ import { findRunByRequest } from '../db/runs.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger, RunHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
-import { bearerUser, openSseResponse, sseComment, type VerifyUser } from '../events/index.ts';
+import { bearerUser, openSseResponse, sseComment, writeNow, type VerifyUser } from '../events/index.ts';
 import { AG_UI_PATH, AgUiRunInput, lastEventId, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
 import { reconnectFrames, runFrames } from './run-stream.ts';
@@ -103,9 +103,9 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     const gone = new AbortController();
     open.add(gone);
     res.once('close', () => gone.abort());
-    const heartbeat = setInterval(() => res.writableEnded || res.write(sseComment('heartbeat')), options.heartbeatMs);
+    const heartbeat = setInterval(() => writeNow(res, sseComment('heartbeat')), options.heartbeatMs);
     // An id-only frame has no data: AG-UI parsers skip it, EventSource moves its Last-Event-ID.
-    const write = (f: Frame) => res.writableEnded || res.write((f.id === undefined ? '' : `id: ${f.id}\n`) + (f.event ? encoder.encodeSSE(f.event) : '\n'));
+    const write = (f: Frame) => writeNow(res, (f.id === undefined ? '' : `id: ${f.id}\n`) + (f.event ? encoder.encodeSSE(f.event) : '\n'));
     const stopped = new Promise<void>((resolve) => gone.signal.addEventListener('abort', () => resolve(), { once: true }));
     try {
       for (;;) {

@@ -3,4 +3,4 @@ export { eventRoutes, type EventRoutesOptions } from './routes.ts';
 export { capabilities } from './capabilities.ts';
 export { sseFrame, sseComment, resumeCursor } from './sse-format.ts';
 export { bearerUser, type VerifyUser } from './auth.ts';
-export { openSseResponse } from './sse-response.ts';
+export { openSseResponse, writeNow } from './sse-response.ts';

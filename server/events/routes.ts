@@ -16,7 +16,7 @@ import { capabilities } from './capabilities.ts';
 import { EventStream } from './event-stream.ts';
 import { ConversationParams, EventsPageQuery, EventsStreamQuery } from './schemas.ts';
 import { resumeCursor } from './sse-format.ts';
-import { openSseResponse } from './sse-response.ts';
+import { openSseResponse, writeNow } from './sse-response.ts';
 
 export interface EventRoutesOptions {
   pool: Pool;
@@ -57,7 +57,7 @@ export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, o
     const after = resumeCursor({ lastEventId: request.headers['last-event-id'], after: query.after });
 
     const res = openSseResponse(reply);
-    res.write(': open\n\n');
+    writeNow(res, ': open\n\n');
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     const stream = new EventStream({
@@ -67,7 +67,7 @@ export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, o
       partials: query.partials,
       liveRun: () => options.engine.liveRun(id),
       heartbeatMs: options.heartbeatMs,
-      write: (chunk) => void (res.writableEnded || res.write(chunk)),
+      write: (chunk) => void writeNow(res, chunk),
       signal: gone.signal,
     });
     const entry = { stream, done: stream.run() };

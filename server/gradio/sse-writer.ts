@@ -80,7 +80,14 @@ export class SseWriter {
     this.#uncork();
   }
 
+  /**
+   * Node (22 and later) holds a chunked response's writes in the response itself, corked until the
+   * next tick; that tick comes only once the microtask queue is empty, which during a burst of
+   * tokens is the end of the burst. Uncorking the response sends the frame now (and uncorks its
+   * socket); the socket is checked too for Nodes that cork only the socket.
+   */
   #uncork(): void {
+    while (this.#res.writableCorked > 0) this.#res.uncork();
     const socket = this.#res.socket;
     if (socket && socket.writableCorked > 0) socket.uncork();
   }

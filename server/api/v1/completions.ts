@@ -9,7 +9,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../../db/agent-runs.ts';
 import { AirlockError, isAirlockError } from '../../errors.ts';
-import { openSseResponse, sseFrame } from '../../events/index.ts';
+import { openSseResponse, sseFrame, writeNow } from '../../events/index.ts';
 import { AGENT_EVENT_SCHEMA, envelope, liveNumbering, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
@@ -86,7 +86,7 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
     }
 
     const res = openSseResponse(reply, { 'x-run-id': run.id });
-    const write = (chunk: string) => void (res.writableEnded || res.destroyed || res.write(chunk));
+    const write = (chunk: string) => void writeNow(res, chunk);
     let sequence = 1;
     const send = (event: AgentEventV1) => {
       sequence = event.sequence;
