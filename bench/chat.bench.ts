@@ -2,8 +2,7 @@
  * /chat latency bench against the reference pipeline (bench/reference.ts: bare LangGraph +
  * PostgresSaver -> raw SSE) in the same run, on the offline model in its own process and the
  * gateway in its own process. Every figure prints p50 and p99 and its ratio to the reference:
- *   submit -> first token, confirm -> first resumed token, per token in a burst (model delay 0:
- *   first to last token; the run's closing after its last token is a row of its own),
+ *   submit -> first token, confirm -> first resumed token, per token in a burst (model delay 0),
  *   gateway CPU per token paced at 1 token/ms, bytes per token frame; and, independent of the
  *   machine's load, the database queries the gateway process sends before the first token.
  *
@@ -21,10 +20,7 @@ const PROMPT = 'hello';
 
 interface Timing {
   ttftMs: number;
-  /** First token to last token, per token after the first: what each token costs in a burst. */
   perTokenMs: number;
-  /** Last token to the end of the stream: the run's closing (its commits, the completed frame). */
-  closingMs: number;
   tokens: number;
   last?: any;
 }
@@ -34,7 +30,6 @@ async function viaReference(url: string, text: string, thread = '', resume = fal
   const start = performance.now();
   const res = await fetch(`${url}?thread=${thread}${resume ? '&resume=1' : ''}`, { method: 'POST', body: text });
   let first = 0;
-  let lastToken = 0;
   let tokens = 0;
   let paused = false;
   const decoder = new TextDecoder();
@@ -46,18 +41,16 @@ async function viaReference(url: string, text: string, thread = '', resume = fal
       if (!first && onFirst) await onFirst();
       tokens++;
       first ||= now;
-      lastToken = now;
     }
   }
   const end = performance.now();
-  return { ttftMs: first - start, perTokenMs: (lastToken - first) / Math.max(1, tokens - 1), closingMs: end - lastToken, tokens, paused };
+  return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, paused };
 }
 
 async function viaChat(client: Client, text: string, conversationId = '', action = '', onFirst?: () => Promise<void>): Promise<Timing> {
   const start = performance.now();
   traceMark(`/chat submit ${action || text}`);
   let first = 0;
-  let lastToken = 0;
   let tokens = 0;
   let last: any;
   const submission = client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId, action });
@@ -66,11 +59,10 @@ async function viaChat(client: Client, text: string, conversationId = '', action
     last = (event.data as unknown[])[0];
     if (last.metadata.type !== 'stream_token') continue;
     tokens++;
-    lastToken = performance.now();
-    if (!first) (first = lastToken), traceMark('/chat first token'), await onFirst?.();
+    if (!first) (first = performance.now()), traceMark('/chat first token'), await onFirst?.();
   }
   const end = performance.now();
-  return { ttftMs: first - start, perTokenMs: (lastToken - first) / Math.max(1, tokens - 1), closingMs: end - lastToken, tokens, last: structuredClone(last) };
+  return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, last: structuredClone(last) };
 }
 
 const p = (xs: number[], q: number) => percentile([...xs].sort((a, b) => a - b), q);
@@ -162,7 +154,6 @@ console.log('|---|---|---|---|---|---|---|');
 console.log(row('submit -> first token', 'ms', 1, a.chatRuns.map((r) => r.ttftMs), a.refRuns.map((r) => r.ttftMs)));
 console.log(row('confirm -> first resumed token', 'ms', 1, a.chatResume, a.refResume));
 console.log(row('per token, burst', 'µs', 1000, a.chatRuns.map((r) => r.perTokenMs), a.refRuns.map((r) => r.perTokenMs)));
-console.log(row('last token -> end of stream, burst', 'ms', 1, a.chatRuns.map((r) => r.closingMs), a.refRuns.map((r) => r.closingMs)));
 console.log(row('gateway CPU per token, paced 1/ms', 'µs', 1000, b.chatCpu, b.refCpu));
 console.log(row('bytes per token frame', 'B', 1000, b.chatBytes.map((x) => x / 1000), b.refBytes.map((x) => x / 1000)));
 console.log(row('queries, submit -> first token', 'count', 1, a.q.chat, a.q.ref));

@@ -52,7 +52,11 @@ export async function startReference(modelBaseUrl: string, databaseUrl: string):
       : await graph.stream({ messages: [new HumanMessage(body || 'hello')] }, options);
     for await (const [chunk] of stream) {
       const text = typeof chunk.content === 'string' ? chunk.content : '';
-      if (text) res.write(`data: ${JSON.stringify({ msg: 'process_generating', output: { data: [text] } })}\n\n`);
+      if (!text) continue;
+      res.write(`data: ${JSON.stringify({ msg: 'process_generating', output: { data: [text] } })}\n\n`);
+      // Each frame on the wire now, not at the next tick (Node corks a chunked response until then,
+      // which in a burst is the burst's end): a floor that holds its first token back flatters us.
+      while (res.writableCorked > 0) res.uncork();
     }
     const state = await graph.getState({ configurable: { thread_id: thread } });
     res.end(`data: ${JSON.stringify({ msg: 'process_completed', paused: state.next.length > 0 })}\n\n`);
