@@ -3,8 +3,9 @@
  * one child process, both on the model at argv[2], so the parent (the clients) is not counted in
  * their CPU. With BENCH_API_PROCESS=1 the api role runs in a process of its own (bench/api-process.ts),
  * as deployed behind nginx. Sends {base, ref, token} when ready; answers {cpu} (process.cpuUsage()
- * µs), {rss} and {queries} (sent so far).
+ * µs), {rss}, {queries} (sent so far), and profile-start / profile-stop (a CPU profile between them).
  */
+import { Session } from 'node:inspector/promises';
 import { buildApp, localUrl } from '../server/app.ts';
 import { BENCH_PASSWORD, benchConfig } from './bench-config.ts';
 import { startChild } from './children.ts';
@@ -29,10 +30,19 @@ const login = await fetch(`${api?.ready.url ?? base}/api/auth/login`, {
 });
 const { access_token: token } = (await login.json()) as { access_token: string };
 process.send!({ base: `${base}/api/agent/gradio`, ref: reference.url, token });
-process.on('message', (m: { cmd: string }) => {
+const profiler = new Session();
+profiler.connect();
+process.on('message', async (m: { cmd: string }) => {
   if (m.cmd === 'cpu') process.send!({ cpu: process.cpuUsage() });
   if (m.cmd === 'rss') process.send!({ rss: process.memoryUsage().rss });
   if (m.cmd === 'queries') process.send!({ queries: queries() });
+  // A CPU profile of exactly what runs between the two commands (bench/turn-profile.ts).
+  if (m.cmd === 'profile-start') {
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    process.send!({ profiling: true });
+  }
+  if (m.cmd === 'profile-stop') process.send!({ profile: (await profiler.post('Profiler.stop')).profile });
 });
 process.on('disconnect', async () => {
   await reference.close();
