@@ -12,7 +12,9 @@ export interface OfflineModelServer {
 }
 
 export async function startOfflineModelServer(options: { delayMs: number; modelName: string }): Promise<OfflineModelServer> {
-  const app = Fastify({ logger: false });
+  // On close, its connections go too: a model stream still open then belongs to a run the shutdown
+  // has already stopped, and waiting for it held the process's exit for seconds (past the grace).
+  const app = Fastify({ logger: false, forceCloseConnections: true });
   await app.register(offlineModelRoutes, { delayMs: options.delayMs, modelName: options.modelName });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   return { baseUrl: `${address}/v1`, close: () => app.close() };
