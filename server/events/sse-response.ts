@@ -20,10 +20,10 @@ export function openSseResponse(reply: FastifyReply, headers: Record<string, str
 }
 
 /**
- * Writes a chunk and puts it on the wire now; false once the response is over. Node (22 and
- * later) holds a chunked response's writes corked until the next tick, and during a burst (an
- * answer's tokens handled back to back in microtasks) that tick comes only at the burst's end,
- * so without this the first token would leave with the last one.
+ * Writes a chunk and puts it on the wire now; false once the response is over. Node (24, the one
+ * the project runs on) holds a chunked response's writes corked until the next tick, and during a
+ * burst (an answer's tokens handled back to back in microtasks) that tick comes only at the
+ * burst's end, so without this the first token would leave with the last one.
  */
 export function writeNow(res: ServerResponse, chunk: string): boolean {
   if (res.writableEnded || res.destroyed) return false;

@@ -81,10 +81,10 @@ export class SseWriter {
   }
 
   /**
-   * Node (22 and later) holds a chunked response's writes in the response itself, corked until the
-   * next tick; that tick comes only once the microtask queue is empty, which during a burst of
-   * tokens is the end of the burst. Uncorking the response sends the frame now (and uncorks its
-   * socket); the socket is checked too for Nodes that cork only the socket.
+   * Node (24, the one the project runs on) holds a chunked response's writes in the response
+   * itself, corked until the next tick; that tick comes only once the microtask queue is empty,
+   * which during a burst of tokens is the end of the burst. Uncorking the response sends the frame
+   * now (and uncorks its socket); the socket is checked too for a Node that corks only the socket.
    */
   #uncork(): void {
     while (this.#res.writableCorked > 0) this.#res.uncork();
