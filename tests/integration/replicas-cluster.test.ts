@@ -288,7 +288,8 @@ describe('three replicas behind nginx round-robin', () => {
     reader.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => reader.once('exit', resolve));
     await expect.poll(() => parseNamedSse(out).filter((f) => f.event === 'generating').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
-    const conversationId = (parseNamedSse(out).at(-1)!.data as any[])[0].metadata.conversation_id;
+    // The last generating frame: a heartbeat (data null) may have come after it.
+    const conversationId = (parseNamedSse(out).findLast((f) => f.event === 'generating')!.data as any[])[0].metadata.conversation_id;
     const runner = await runnerOf(conversationId);
     const getter = cluster.replicas.findIndex((r) => r.output().includes(`/call/chat/${eventId}`));
     expect(getter).not.toBe(runner); // round-robin: the GET came after the POST, to the next replica
