@@ -39,6 +39,7 @@ export async function buildApp({ config, roles, pool, databaseUrl, policy }: App
     genReqId: () => crypto.randomUUID(),
   });
   registerErrorHandler(app);
+  closeConnectionsWhenIdle(app);
   await registerSecurityHeaders(app);
 
   // The gateway calls the api over HTTP; in one process that is this server's own address.
@@ -63,6 +64,21 @@ export async function buildApp({ config, roles, pool, databaseUrl, policy }: App
     );
   }
   return app;
+}
+
+/**
+ * While closing, each connection is closed as soon as it is idle. Node's server.close() closes
+ * only those idle when it is called: one whose response ends later (a stream the shutdown ended, a
+ * slow request) stays kept alive and holds the close until the keep-alive timeout (72 s), past the
+ * grace and main's forced exit. Fastify already answers requests that arrive meanwhile with
+ * `Connection: close`; a timer, not a per-request listener, keeps the hot path as it is.
+ */
+function closeConnectionsWhenIdle(app: FastifyInstance, everyMs = 50): void {
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    timer = setInterval(() => app.server.closeIdleConnections(), everyMs).unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
 }
 
 /** The address this server listens on, as a URL a local client can use. */

@@ -122,8 +122,6 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
   });
   app.addHook('onClose', async () => {
-    // After the Gradio drain: whatever still runs is stopped and commits its end.
-    await engine.shutdown();
     await headless.stop();
     await ledger.close();
   });
@@ -171,6 +169,11 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     drainMs: config.shutdownGraceMs,
     bus,
   });
+
+  // After every transport's drain (the preClose of a plugin registered after them runs last), and
+  // before the server waits on its connections: whatever still runs is stopped and commits its end,
+  // so a stream following a run (a completion, say) ends with it instead of holding the stop.
+  await app.register(async (last) => last.addHook('preClose', async () => engine.shutdown()));
 
   // After listen: a recovered resume calls the tools through the api, which may be this process.
   const recovery = new AbortController();

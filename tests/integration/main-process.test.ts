@@ -3,6 +3,8 @@
  * streams with a terminal message, closes the pool and exits 0.
  */
 import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +61,46 @@ describe('server/main.ts', () => {
     client.close();
   });
 
+  it('on SIGTERM, streams in flight on kept-alive connections (a completion, an event stream) end and do not hold the stop: exit 0', async () => {
+    const main = await startMain([], { DATABASE_URL: db.url, OFFLINE_MODEL_DELAY_MS: '150', SHUTDOWN_GRACE_MS: '300' });
+    const token = await login(main.url, 'admin');
+    // As browsers and nginx's upstream keepalive do: the socket stays open after each response.
+    const agent = new Agent({ keepAlive: true });
+    const completion = openStream(agent, `${main.url}/api/agent/v1/chat/completions`, token, { messages: [{ role: 'user', content: 'tell me about yourself and what you can help me with today in detail' }], stream: true });
+    await completion.seen('"type":"token"');
+    const sessionId = /"session_id":"([^"]+)"/.exec(completion.text())![1];
+    const events = openStream(agent, `${main.url}/api/agent/conversations/${sessionId}/events/stream`, token);
+    await events.seen(': open');
+    main.child.kill('SIGTERM');
+    // Both end with their terminal frame (cut short by the stop), then the process exits by itself,
+    // not by main's forced exit (1) once the grace is over.
+    expect(await completion.ended).toContain('data: [DONE]');
+    expect(await events.ended).toContain('event: drain');
+    expect(await main.exited).toBe(0);
+    agent.destroy();
+  });
+
+  it('on SIGTERM, a request whose body is still arriving when the server stops listening is answered, and its kept-alive connection does not hold the stop: exit 0', async () => {
+    const main = await startMain([], { DATABASE_URL: db.url, SHUTDOWN_GRACE_MS: '300' });
+    const agent = new Agent({ keepAlive: true });
+    const body = JSON.stringify({ username: 'viewer', password: 'demo-password-1' });
+    const req = httpRequest(`${main.url}/api/auth/login`, { agent, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } });
+    const answered = new Promise<IncomingMessage>((resolve, reject) => req.once('response', resolve).once('error', reject));
+    // A slow upload: part of the body now (on the wire before the stop), the rest after the stop began.
+    await new Promise((r) => req.write(body.slice(0, 10), r));
+    await new Promise((r) => setTimeout(r, 100)); // for the server to read the request's head
+    main.child.kill('SIGTERM');
+    // The listening socket is gone: server.close() has begun, and this connection was not idle then.
+    const port = Number(new URL(main.url).port);
+    while (await connects(port)) await new Promise((r) => setTimeout(r, 20));
+    req.end(body.slice(10));
+    const res = await answered;
+    res.resume();
+    expect(res.statusCode).toBe(200);
+    expect(await main.exited).toBe(0); // not main's forced exit (1), 5 s after the grace
+    agent.destroy();
+  });
+
   it('starts on embedded defaults (no DATABASE_URL) and stops its PostgreSQL on SIGTERM', async () => {
     const env = { ...process.env };
     delete env.DATABASE_URL;
@@ -80,3 +122,43 @@ describe('server/main.ts', () => {
     expect(await main.exited).toBe(0);
   });
 });
+
+/** A streaming request on `agent`: what arrived so far, a wait for a fragment, and the whole body once it ends. */
+function openStream(agent: Agent, url: string, token: string, body?: unknown) {
+  let text = '';
+  const waiters: Array<() => void> = [];
+  const ended = new Promise<string>((resolve, reject) => {
+    const req = httpRequest(url, { agent, method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) } }, (res: IncomingMessage) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        for (const wake of waiters.splice(0)) wake();
+      });
+      res.on('end', () => resolve(text));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+  let done = false;
+  void ended.finally(() => (done = true)).catch(() => {});
+  const seen = async (fragment: string) => {
+    while (!text.includes(fragment)) {
+      if (done) throw new Error(`the stream ended without ${fragment}:\n${text}`);
+      await Promise.race([new Promise<void>((wake) => waiters.push(wake)), ended]);
+    }
+  };
+  return { text: () => text, seen, ended };
+}
+
+/** Whether a TCP connection to 127.0.0.1:port is accepted (false once the server stopped listening). */
+function connects(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
