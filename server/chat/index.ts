@@ -117,7 +117,9 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const runRecovery = engine.startRecovery();
   await runRecovery.ready;
   await headless.start(engine);
+  let drainDeadline = 0;
   app.addHook('preClose', async () => {
+    drainDeadline = Date.now() + config.shutdownGraceMs; // one grace for every transport's drain
     runRecovery.stop();
     engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
   });
@@ -171,9 +173,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
 
   // After every transport's drain (the preClose of a plugin registered after them runs last), and
-  // before the server waits on its connections: whatever still runs is stopped and commits its end,
-  // so a stream following a run (a completion, say) ends with it instead of holding the stop.
-  await app.register(async (last) => last.addHook('preClose', async () => engine.shutdown()));
+  // before the server waits on its connections: runs still going (a headless completion, a
+  // background run) may end by themselves within what is left of the grace; then the rest are
+  // stopped and commit their end, so the streams following them end too instead of holding the stop.
+  await app.register(async (last) => last.addHook('preClose', async () => engine.drain(drainDeadline)));
 
   // After listen: a recovered resume calls the tools through the api, which may be this process.
   const recovery = new AbortController();

@@ -251,13 +251,31 @@ export function createEngine(options: EngineOptions) {
       closing = true;
     },
 
+    /**
+     * The shutdown's drain: the runs of this process may end by themselves until `deadline` (ms since
+     * the epoch, the grace's end), whichever transport follows them; then the rest are stopped.
+     */
+    async drain(deadline: number): Promise<void> {
+      closing = true;
+      const left = deadline - Date.now();
+      if (runs.size > 0 && left > 0) await settledOrTimeout([...runs.values()], left);
+      await this.shutdown();
+    },
+
     /** Stops every run of this process (each commits cancelled/shutdown) and waits for them. */
     async shutdown(timeoutMs = 5_000): Promise<void> {
       closing = true;
       const pending = [...runs.values()];
       for (const run of pending) run.controller.abort(new RunAbort('shutdown'));
-      await Promise.race([Promise.allSettled(pending.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      await settledOrTimeout(pending, timeoutMs);
       untrackRunning();
     },
   };
+}
+
+/** Waits until every run is done or `ms` have passed. */
+function settledOrTimeout(pending: LocalRun[], ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise((r) => (timer = setTimeout(r, ms)));
+  return Promise.race([Promise.allSettled(pending.map((r) => r.done)), timeout]).finally(() => clearTimeout(timer));
 }

@@ -432,8 +432,9 @@ describe('AG-UI across replicas (a second real process on the same database)', (
       const committed = (await ledger(threadId)).find((e) => e.kind === 'assistant.message')!.payload.text;
       expect(second.frames[3].data.delta).toBe(committed);
 
-      // 2. A replica that closes ends its AG-UI streams (no terminal event) and exits; the client
-      // reconnects to the other one and gets the run's end.
+      // 2. A replica that closes ends its AG-UI streams (no terminal event) at once, lets the run
+      // finish within its grace, and exits; the client reconnects to the other one and gets the
+      // run's end, the whole answer.
       const slow = input(randomUUID(), { messages: [{ id: randomUUID(), role: 'user', content: 'hello, tell me about yourself' }] });
       let stopping: Promise<void> | undefined;
       const cut = await post(slow, { token: admin, at: otherUrl, stop: (f, all) => (cutMidAnswer(f, all) && (stopping ??= other.stop(10_000)), false) });
@@ -441,7 +442,8 @@ describe('AG-UI across replicas (a second real process on the same database)', (
       expect(cut.frames.some((f) => f.data?.type === 'RUN_FINISHED' || f.data?.type === 'RUN_ERROR')).toBe(false);
       expect(other.child.signalCode ?? other.child.exitCode).not.toBe('SIGKILL');
       const resumed = await post(slow, { token: admin, headers: { 'last-event-id': cut.frames.filter((f) => f.id).at(-1)!.id! } });
-      expect(resumed.frames.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
+      expect(resumed.frames.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      expect(await other.exited).toBe(0);
     } finally {
       await other.stop();
     }

@@ -30,6 +30,8 @@ const env = () => ({
   // About 5 s per LONG answer: a stop sent once a run is seen running always lands mid-answer,
   // even on a loaded machine (at 40 ms the run could finish before the stop took effect).
   OFFLINE_MODEL_DELAY_MS: '100',
+  // A stop cuts a run short (it is retried elsewhere) instead of letting it finish within the grace.
+  SHUTDOWN_GRACE_MS: '300',
 });
 
 async function start(): Promise<MainProcess> {

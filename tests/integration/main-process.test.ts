@@ -80,6 +80,19 @@ describe('server/main.ts', () => {
     agent.destroy();
   });
 
+  it('on SIGTERM, a streaming completion that ends within the grace finishes in place: completed, then exit 0', async () => {
+    const main = await startMain([], { DATABASE_URL: db.url, OFFLINE_MODEL_DELAY_MS: '20', SHUTDOWN_GRACE_MS: '20000' });
+    const token = await login(main.url, 'admin');
+    const completion = openStream(new Agent({ keepAlive: true }), `${main.url}/api/agent/v1/chat/completions`, token, { messages: [{ role: 'user', content: 'tell me about yourself and what you can help me with today in detail' }], stream: true });
+    await completion.seen('"type":"token"');
+    main.child.kill('SIGTERM');
+    const body = await completion.ended;
+    const end = JSON.parse(/event: session_end\ndata: (.*)\n/.exec(body)![1]);
+    expect([end.status, end.metadata.stop_reason]).toEqual(['completed', 'end_turn']);
+    expect(body).toContain('data: [DONE]');
+    expect(await main.exited).toBe(0);
+  });
+
   it('on SIGTERM, a request whose body is still arriving when the server stops listening is answered, and its kept-alive connection does not hold the stop: exit 0', async () => {
     const main = await startMain([], { DATABASE_URL: db.url, SHUTDOWN_GRACE_MS: '300' });
     const agent = new Agent({ keepAlive: true });
