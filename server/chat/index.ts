@@ -122,6 +122,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     drainDeadline = Date.now() + config.shutdownGraceMs; // one grace for every transport's drain
     runRecovery.stop();
     engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
+    await headless.closing();
   });
   app.addHook('onClose', async () => {
     await headless.stop();

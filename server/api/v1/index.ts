@@ -91,6 +91,10 @@ export function createHeadless(options: HeadlessOptions) {
         log,
       });
     },
+    /** Closing: no more background runs start here (JobQueue.stopTakingRuns). */
+    async closing(): Promise<void> {
+      await jobs?.stopTakingRuns();
+    },
     async stop(): Promise<void> {
       await jobs?.stop();
     },

@@ -38,6 +38,12 @@ export interface JobHandlers {
 export interface JobQueue {
   enqueueRun(runId: string): Promise<void>;
   scheduleExpiry(approvalId: string, at: Date): Promise<void>;
+  /**
+   * The process is closing: it takes no more background runs (those it runs go on). A run queued
+   * or retried during the drain is left to the other processes, not started here only to be cut at
+   * the grace's end, spending an attempt.
+   */
+  stopTakingRuns(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -83,6 +89,9 @@ export async function startJobQueue(options: { pool: Pool; databaseUrl: string; 
     },
     async scheduleExpiry(approvalId, at) {
       await boss.send(EXPIRY_QUEUE, { approvalId }, { startAfter: at, singletonKey: approvalId });
+    },
+    async stopTakingRuns() {
+      await boss.offWork(RUN_QUEUE, { wait: false });
     },
     async stop() {
       // Not graceful: a run in flight is the engine's to stop (it commits cancelled/shutdown); its
