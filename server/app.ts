@@ -39,7 +39,7 @@ export async function buildApp({ config, roles, pool, databaseUrl, policy }: App
     genReqId: () => crypto.randomUUID(),
   });
   registerErrorHandler(app);
-  closeConnectionsWhenIdle(app);
+  const markDrainedLast = closeConnectionsOnStop(app, config.shutdownGraceMs);
   await registerSecurityHeaders(app);
 
   // The gateway calls the api over HTTP; in one process that is this server's own address.
@@ -63,22 +63,34 @@ export async function buildApp({ config, roles, pool, databaseUrl, policy }: App
       reply.status(404).send({ error: { code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
     );
   }
+  await markDrainedLast();
   return app;
 }
 
 /**
- * While closing, each connection is closed as soon as it is idle. Node's server.close() closes
- * only those idle when it is called: one whose response ends later (a stream the shutdown ended, a
- * slow request) stays kept alive and holds the close until the keep-alive timeout (72 s), past the
- * grace and main's forced exit. Fastify already answers requests that arrive meanwhile with
- * `Connection: close`; a timer, not a per-request listener, keeps the hot path as it is.
+ * While closing, each connection is closed as soon as it is idle; once every drain is done and the
+ * grace is over, whatever is still open is cut. Node's server.close() closes only the connections
+ * idle when it is called: one whose response ends later (a stream the shutdown ended, a slow
+ * request) stays kept alive and holds the close until the keep-alive timeout (72 s), and one whose
+ * request never ends (a stalled upload) holds it for ever: past main's forced exit either way.
+ * Fastify already answers requests that arrive meanwhile with `Connection: close`; a timer, not a
+ * per-request listener, keeps the hot path as it is. Returns the registration of the "drained"
+ * mark, to be called after every other plugin (its preClose then runs last).
  */
-function closeConnectionsWhenIdle(app: FastifyInstance, everyMs = 50): void {
+function closeConnectionsOnStop(app: FastifyInstance, graceMs: number, everyMs = 50): () => PromiseLike<unknown> {
   let timer: NodeJS.Timeout | undefined;
+  let drained = false;
+  let cutAt = Infinity;
   app.addHook('preClose', async () => {
-    timer = setInterval(() => app.server.closeIdleConnections(), everyMs).unref();
+    cutAt = Date.now() + graceMs;
+    timer = setInterval(() => {
+      // Not before the drains are done: a stream's terminal frame may still be on its way.
+      if (drained && Date.now() >= cutAt) app.server.closeAllConnections();
+      else app.server.closeIdleConnections();
+    }, everyMs).unref();
   });
   app.addHook('onClose', async () => clearInterval(timer));
+  return () => app.register(async (last) => last.addHook('preClose', async () => void (drained = true)));
 }
 
 /** The address this server listens on, as a URL a local client can use. */

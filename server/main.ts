@@ -71,7 +71,10 @@ async function main(opened: Opened): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000);
+    const force = setTimeout(() => {
+      process.stderr.write(`Airlock: the stop did not finish within SHUTDOWN_GRACE_MS + 5 s (${config.shutdownGraceMs + 5_000} ms); exiting 1\n`);
+      process.exit(1);
+    }, config.shutdownGraceMs + 5_000);
     force.unref();
     try {
       await app.close(); // stops accepting, ends open streams with a terminal message (preClose hooks)
