@@ -75,7 +75,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-function canConnect(port: number): Promise<boolean> {
+/** Whether a TCP connection to 127.0.0.1:port is accepted (false while nothing listens there). */
+export function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {

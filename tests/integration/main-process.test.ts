@@ -4,7 +4,6 @@
  */
 import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startMain as startProcess } from '../helpers/main-process.ts';
+import { canConnect } from '../helpers/nginx.ts';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -106,7 +106,7 @@ describe('server/main.ts', () => {
     main.child.kill('SIGTERM');
     // The listening socket is gone: server.close() has begun, and this connection was not idle then.
     const port = Number(new URL(main.url).port);
-    while (await connects(port)) await new Promise((r) => setTimeout(r, 20));
+    while (await canConnect(port)) await new Promise((r) => setTimeout(r, 20));
     req.end(body.slice(10));
     const res = await answered;
     res.resume();
@@ -178,14 +178,3 @@ function openStream(agent: Agent, url: string, token: string, body?: unknown) {
   return { text: () => text, seen, ended };
 }
 
-/** Whether a TCP connection to 127.0.0.1:port is accepted (false once the server stopped listening). */
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
