@@ -6,17 +6,25 @@
  * diagnosis, not a figure, so not part of `npm run bench`:
  *
  *   node --import tsx bench/turn-profile.ts        (BENCH_TURNS, default 150)
+ *
+ * `BENCH_PATH=confirm` profiles confirms instead: each path pauses outside the profile, then only
+ * its resume (/chat's confirm through the real @gradio/client, the reference's `resume=1`) is
+ * profiled, so the figure is CPU per confirm.
  */
+import { writeFileSync } from 'node:fs';
 import type { Profiler, Runtime } from 'node:inspector';
+import { Client } from '@gradio/client';
 import { startStack } from './children.ts';
 import { fnIndexOf, rawChat } from './raw-chat.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 150);
+const CONFIRMS = process.env.BENCH_PATH === 'confirm';
 const WRITES = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String']);
 
 /** The area a sampled frame belongs to. */
 function areaOf(frame: Runtime.CallFrame): string | null {
-  if (frame.functionName === '(idle)') return null;
+  // Idle, and the profiler's own work (starting and stopping it around each confirm).
+  if (frame.functionName === '(idle)' || frame.url === 'node:inspector') return null;
   if (WRITES.has(frame.functionName)) return '(socket writes)';
   if (frame.functionName === '(garbage collector)') return '(gc)';
   const url = frame.url;
@@ -44,20 +52,75 @@ const { base, ref, token } = stack.gateway.ready;
 const fn = await fnIndexOf(base, token, 'chat');
 const data = [{ text: 'hello', files: [] }, '', '', '', [], '', ''];
 const chatTurn = () => rawChat(base, token, fn, data);
-const referenceTurn = async () => {
-  const res = await fetch(`${ref}?thread=`, { method: 'POST', body: 'hello' });
+const referenceTurn = () => drain(`${ref}?thread=`, 'hello');
+
+async function drain(url: string, body: string): Promise<void> {
+  const res = await fetch(url, { method: 'POST', body });
   for await (const _ of res.body!); // drain
+}
+
+/** Sums the areas of several profiles. */
+function add(into: Map<string, number>, areas: Map<string, number>): void {
+  for (const [area, ms] of areas) into.set(area, (into.get(area) ?? 0) + ms);
+}
+
+const profileStart = () => stack.gateway.ask({ cmd: 'profile-start' }, 'profiling');
+const profileStop = async () => {
+  const profile = await stack.gateway.ask<Profiler.Profile>({ cmd: 'profile-stop' }, 'profile');
+  if (process.env.BENCH_PROFILE_OUT) writeFileSync(`${process.env.BENCH_PROFILE_OUT}-${profiles++}.cpuprofile`, JSON.stringify(profile));
+  return byArea(profile);
 };
+let profiles = 0;
 
 async function profiled(turn: () => Promise<unknown>): Promise<Map<string, number>> {
   for (let i = 0; i < 10; i++) await turn(); // warm-up
-  await stack.gateway.ask({ cmd: 'profile-start' }, 'profiling');
+  await profileStart();
   for (let i = 0; i < TURNS; i++) await turn();
-  return byArea(await stack.gateway.ask<Profiler.Profile>({ cmd: 'profile-stop' }, 'profile'));
+  return profileStop();
 }
 
-const chat = await profiled(chatTurn);
-const reference = await profiled(referenceTurn);
+/** Each pause runs outside the profile, each resume inside it. */
+async function profiledResumes(pause: (i: number) => Promise<string>, resume: (id: string) => Promise<unknown>): Promise<Map<string, number>> {
+  for (let i = 0; i < 5; i++) await resume(await pause(-1 - i)); // warm-up
+  const areas = new Map<string, number>();
+  for (let i = 0; i < TURNS; i++) {
+    const id = await pause(i);
+    await profileStart();
+    await resume(id);
+    add(areas, await profileStop());
+  }
+  return areas;
+}
+
+async function chatConfirms(): Promise<Map<string, number>> {
+  const client = await Client.connect(base, { headers: { Authorization: `Bearer ${token}` }, events: ['data', 'status'] });
+  const submit = async (text: string, conversationId = '', action = '') => {
+    let last: any;
+    for await (const event of client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId, action })) {
+      if (event.type === 'data') last = (event.data as any[])[0];
+    }
+    return last;
+  };
+  const areas = await profiledResumes(
+    async (i) => (await submit(`deploy checkout-api 3.${i + 10}.0 to staging`)).metadata.conversation_id,
+    (id) => submit('confirm', id, 'confirm'),
+  );
+  client.close();
+  return areas;
+}
+
+const referenceConfirms = () =>
+  profiledResumes(
+    async (i) => {
+      const thread = `p${i}-${Date.now()}`;
+      await drain(`${ref}?thread=${thread}`, 'deploy checkout-api 1.0.0 to staging');
+      return thread;
+    },
+    (thread) => drain(`${ref}?thread=${thread}&resume=1`, ''),
+  );
+
+const chat = CONFIRMS ? await chatConfirms() : await profiled(chatTurn);
+const reference = CONFIRMS ? await referenceConfirms() : await profiled(referenceTurn);
 await stack.stop();
 
 const perTurn = (areas: Map<string, number>, area: string) => (areas.get(area) ?? 0) / TURNS;
@@ -65,7 +128,7 @@ const total = (areas: Map<string, number>) => [...areas.values()].reduce((a, b) 
 const rows = [...new Set([...chat.keys(), ...reference.keys()])]
   .map((area) => ({ area, chat: perTurn(chat, area), reference: perTurn(reference, area) }))
   .sort((a, b) => b.chat - b.reference - (a.chat - a.reference));
-console.log(`Gateway CPU per turn (ms), ${TURNS} turns each, paced at 1 token/ms: /chat ${total(chat).toFixed(2)}, reference ${total(reference).toFixed(2)}`);
+console.log(`Gateway CPU per ${CONFIRMS ? 'confirm' : 'turn'} (ms), ${TURNS} of each, paced at 1 token/ms: /chat ${total(chat).toFixed(2)}, reference ${total(reference).toFixed(2)}`);
 console.log('| area | /chat | reference | /chat - reference |');
 console.log('|---|---|---|---|');
 for (const r of rows.slice(0, 25)) console.log(`| ${r.area} | ${r.chat.toFixed(2)} | ${r.reference.toFixed(2)} | ${(r.chat - r.reference).toFixed(2)} |`);

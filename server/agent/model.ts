@@ -3,7 +3,7 @@
  * the offline model).
  * @module
  */
-import { ChatOpenAI } from '@langchain/openai';
+import { ChatOpenAI, ChatOpenAICompletions, ChatOpenAIResponses } from '@langchain/openai';
 
 export interface ModelSettings {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:3000/api/offline-model/v1`. */
@@ -28,13 +28,17 @@ export function createChatModel(settings: ModelSettings): ChatOpenAI {
     // ChatOpenAI would switch to POST /responses whatever we pass; chat-completions servers lack it.
     throw new Error(`Model name "${settings.name}" makes ChatOpenAI use the Responses API; Airlock speaks chat completions only. Choose another OPENAI_MODEL name.`);
   }
-  return new ChatOpenAI({
+  const fields = {
     model: settings.name,
     apiKey: settings.apiKey || 'unused',
     timeout: settings.timeoutMs,
     maxRetries: settings.maxRetries,
     configuration: { baseURL: settings.baseUrl.replace(/\/+$/, '') },
-  });
+  };
+  // The delegates go into the fields, so every copy shares them: ChatOpenAI.withConfig (what
+  // bindTools does on each model call) builds a new ChatOpenAI from its fields, and without them
+  // new delegates, each building its own OpenAI SDK client before the request is sent.
+  return new ChatOpenAI({ ...fields, completions: new ChatOpenAICompletions(fields), responses: new ChatOpenAIResponses(fields) });
 }
 
 /** True when ChatOpenAI would silently use the Responses API for this model name. */

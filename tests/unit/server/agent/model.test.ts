@@ -13,6 +13,26 @@ describe('createChatModel', () => {
     expect((model as unknown as { clientConfig: { baseURL: string } }).clientConfig.baseURL).toBe('http://127.0.0.1:8000/v1');
   });
 
+  it('builds its OpenAI SDK client once: copies bound to tools (one per model call) share it', async () => {
+    const model = createChatModel(settings);
+    const tool = { type: 'function' as const, function: { name: 'ping', description: 'Ping.', parameters: { type: 'object', properties: {} } } };
+    // ChatOpenAI's delegates and options are protected: read them through their shape.
+    type Internals = { completions: { _getClientOptions(options: undefined): unknown; client?: unknown }; defaultOptions?: { tools?: unknown[] } };
+    const [a, b] = [model.bindTools([tool]), model.bindTools([tool])] as unknown as Internals[];
+    const original = model as unknown as Internals;
+    // The request options each call builds are where the client is made (lazily, once per delegate).
+    const clientOf = (m: Internals) => {
+      m.completions._getClientOptions(undefined);
+      return m.completions.client;
+    };
+    expect(clientOf(a)).toBeDefined();
+    expect(clientOf(b)).toBe(clientOf(a));
+    expect(clientOf(original)).toBe(clientOf(a));
+    // The tools stay per copy.
+    expect(a.defaultOptions?.tools).toHaveLength(1);
+    expect(original.defaultOptions?.tools).toBeUndefined();
+  });
+
   it.each([
     ['gpt-4o-mini', false],
     ['llama3.1:8b', false],
