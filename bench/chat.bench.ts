@@ -7,11 +7,11 @@
  *   machine's load, the database queries the gateway process sends before the first token.
  *
  *   npm run bench -- chat            (BENCH_TURNS to tune, default 30)
+ *   BENCH_API_PROCESS=1 npm run bench -- chat   (the api role in its own process, as deployed)
  *
  * Each path first runs BENCH_WARMUP (default 5) submits and as many pause + confirm pairs, not
  * counted: the first turns of a fresh process run cold code (JIT), which is start-up, not the
  * steady state p50 and p99 describe.
- *   BENCH_API_PROCESS=1 npm run bench -- chat   (the api role in its own process, as deployed)
  */
 import { Client } from '@gradio/client';
 import { startStack } from './children.ts';

@@ -13,7 +13,7 @@ describe('createChatModel', () => {
     expect((model as unknown as { clientConfig: { baseURL: string } }).clientConfig.baseURL).toBe('http://127.0.0.1:8000/v1');
   });
 
-  it('builds its OpenAI SDK client once: copies bound to tools (one per model call) share it', async () => {
+  it('builds its OpenAI SDK client once: copies bound to tools (one per model call) share it', () => {
     const model = createChatModel(settings);
     const tool = { type: 'function' as const, function: { name: 'ping', description: 'Ping.', parameters: { type: 'object', properties: {} } } };
     // ChatOpenAI's delegates and options are protected: read them through their shape.
