@@ -24,6 +24,8 @@ export interface ClusterOptions {
   apiRoles?: string;
   /** nginx port (default a free one). */
   port?: number;
+  /** The nginx binary (default `NGINX_BIN`). */
+  nginxBin?: string;
 }
 
 export interface Cluster {
@@ -49,8 +51,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     DATA_DIR: dataDir,
     ...options.env,
   };
-  const api = await startMain(['--role', options.apiRoles ?? 'api'], shared);
-  const ports = await Promise.all(Array.from({ length: options.replicas }, () => freePort()));
+  // What started is stopped again when a later part fails (a replica, nginx not installed): a
+  // failed start leaves no server processes behind.
+  const started: MainProcess[] = [];
+  const track = async (starting: Promise<MainProcess>) => {
+    const p = await starting;
+    started.push(p);
+    return p;
+  };
+  let api: MainProcess, replicas: MainProcess[], ports: number[], nginx: NginxInstance;
   const replicaEnv = (i: number) => ({
     ...shared,
     REPLICAS: 'true',
@@ -59,9 +68,22 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // Each replica keeps its own files; uploads are shared through PostgreSQL.
     DATA_DIR: join(dataDir, `replica-${i}`),
   });
-  const replicas = await Promise.all(ports.map((_, i) => startMain(['--role', 'gateway'], replicaEnv(i))));
-  const apiPort = Number(new URL(api.url).port);
-  const nginx = await startNginx({ web: apiPort, api: apiPort, gateway: ports, port: options.port });
+  try {
+    api = await track(startMain(['--role', options.apiRoles ?? 'api'], shared));
+    ports = await Promise.all(Array.from({ length: options.replicas }, () => freePort()));
+    const starting = ports.map((_, i) => track(startMain(['--role', 'gateway'], replicaEnv(i))));
+    // Every start settles before a failure is handled, so none is left running unseen.
+    const settled = await Promise.allSettled(starting);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    replicas = settled.map((r) => (r as PromiseFulfilledResult<MainProcess>).value);
+    const apiPort = Number(new URL(api.url).port);
+    nginx = await startNginx({ web: apiPort, api: apiPort, gateway: ports, port: options.port, bin: options.nginxBin });
+  } catch (error) {
+    await Promise.all(started.map((p) => p.stop()));
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const cluster: Cluster = {
     url: nginx.url,
     nginx,

@@ -33,6 +33,8 @@ export interface NginxOptions {
   port?: number;
   /** nginx size syntax, e.g. `20m` (default `20m`, as production). */
   clientMaxBodySize?: string;
+  /** The nginx binary (default `NGINX_BIN`). */
+  bin?: string;
 }
 
 export interface NginxInstance {
@@ -105,12 +107,19 @@ export async function startNginx(options: NginxOptions): Promise<NginxInstance> 
   const confPath = join(dir, 'nginx.conf');
   await writeFile(confPath, config);
 
-  const child: ChildProcess = spawn(NGINX_BIN, ['-p', dir, '-e', join(dir, 'error.log'), '-c', confPath, '-g', 'daemon off;'], {
+  const bin = options.bin ?? NGINX_BIN;
+  const child: ChildProcess = spawn(bin, ['-p', dir, '-e', join(dir, 'error.log'), '-c', confPath, '-g', 'daemon off;'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A binary that cannot be run (not installed) is an 'error' event, and 'exit' may never follow:
+  // without a listener it would crash the whole test or bench process.
+  let spawnError: Error | null = null;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', (error) => ((spawnError = error), resolve(null)));
+  });
   let running = true;
   void exited.then(() => (running = false));
 
@@ -120,6 +129,7 @@ export async function startNginx(options: NginxOptions): Promise<NginxInstance> 
       child.kill('SIGKILL');
       const log = await readFile(join(dir, 'error.log'), 'utf8').catch(() => '');
       await rm(dir, { recursive: true, force: true });
+      if (spawnError) throw new Error(`nginx could not be started (${bin}): ${(spawnError as Error).message}. Install Debian's nginx (\`./airlock test\` does) or set NGINX_BIN.`);
       throw new Error(`nginx did not start: ${stderr}\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 25));
