@@ -14,6 +14,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Profiler, Runtime } from 'node:inspector';
 import { Client } from '@gradio/client';
+import { viaChat, viaReference } from './chat-clients.ts';
 import { startStack } from './children.ts';
 import { fnIndexOf, rawChat } from './raw-chat.ts';
 
@@ -52,12 +53,7 @@ const { base, ref, token } = stack.gateway.ready;
 const fn = await fnIndexOf(base, token, 'chat');
 const data = [{ text: 'hello', files: [] }, '', '', '', [], '', ''];
 const chatTurn = () => rawChat(base, token, fn, data);
-const referenceTurn = () => drain(`${ref}?thread=`, 'hello');
-
-async function drain(url: string, body: string): Promise<void> {
-  const res = await fetch(url, { method: 'POST', body });
-  for await (const _ of res.body!); // drain
-}
+const referenceTurn = () => viaReference(ref, 'hello');
 
 /** Sums the areas of several profiles. */
 function add(into: Map<string, number>, areas: Map<string, number>): void {
@@ -94,16 +90,9 @@ async function profiledResumes(pause: (i: number) => Promise<string>, resume: (i
 
 async function chatConfirms(): Promise<Map<string, number>> {
   const client = await Client.connect(base, { headers: { Authorization: `Bearer ${token}` }, events: ['data', 'status'] });
-  const submit = async (text: string, conversationId = '', action = '') => {
-    let last: any;
-    for await (const event of client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId, action })) {
-      if (event.type === 'data') last = (event.data as any[])[0];
-    }
-    return last;
-  };
   const areas = await profiledResumes(
-    async (i) => (await submit(`deploy checkout-api 3.${i + 10}.0 to staging`)).metadata.conversation_id,
-    (id) => submit('confirm', id, 'confirm'),
+    async (i) => (await viaChat(client, `deploy checkout-api 3.${i + 10}.0 to staging`)).last.metadata.conversation_id,
+    (id) => viaChat(client, 'confirm', id, 'confirm'),
   );
   client.close();
   return areas;
@@ -113,10 +102,10 @@ const referenceConfirms = () =>
   profiledResumes(
     async (i) => {
       const thread = `p${i}-${Date.now()}`;
-      await drain(`${ref}?thread=${thread}`, 'deploy checkout-api 1.0.0 to staging');
+      await viaReference(ref, 'deploy checkout-api 1.0.0 to staging', thread);
       return thread;
     },
-    (thread) => drain(`${ref}?thread=${thread}&resume=1`, ''),
+    (thread) => viaReference(ref, '', thread, true),
   );
 
 const chat = CONFIRMS ? await chatConfirms() : await profiled(chatTurn);

@@ -54,11 +54,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   // What started is stopped again when a later part fails (a replica, nginx not installed): a
   // failed start leaves no server processes behind.
   const started: MainProcess[] = [];
-  const track = async (starting: Promise<MainProcess>) => {
-    const p = await starting;
-    started.push(p);
-    return p;
-  };
   let api: MainProcess, replicas: MainProcess[], ports: number[], nginx: NginxInstance;
   const replicaEnv = (i: number) => ({
     ...shared,
@@ -69,14 +64,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     DATA_DIR: join(dataDir, `replica-${i}`),
   });
   try {
-    api = await track(startMain(['--role', options.apiRoles ?? 'api'], shared));
+    api = await startMain(['--role', options.apiRoles ?? 'api'], shared);
+    started.push(api);
     ports = await Promise.all(Array.from({ length: options.replicas }, () => freePort()));
-    const starting = ports.map((_, i) => track(startMain(['--role', 'gateway'], replicaEnv(i))));
     // Every start settles before a failure is handled, so none is left running unseen.
-    const settled = await Promise.allSettled(starting);
+    const settled = await Promise.allSettled(ports.map((_, i) => startMain(['--role', 'gateway'], replicaEnv(i))));
+    replicas = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    started.push(...replicas);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    replicas = settled.map((r) => (r as PromiseFulfilledResult<MainProcess>).value);
     const apiPort = Number(new URL(api.url).port);
     nginx = await startNginx({ web: apiPort, api: apiPort, gateway: ports, port: options.port, bin: options.nginxBin });
   } catch (error) {
