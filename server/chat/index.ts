@@ -13,7 +13,8 @@ import type { Pool } from '../db/index.ts';
 import { isFileReferenced } from '../db/messages.ts';
 import { agUiRoutes } from '../ag-ui/index.ts';
 import { createHeadless, V1_PREFIX } from '../api/v1/index.ts';
-import { createEngine, PgLedger } from '../engine/index.ts';
+import { createEngine, PgLedger, ProcessLiveness } from '../engine/index.ts';
+import { AirlockError } from '../errors.ts';
 import { eventRoutes } from '../events/index.ts';
 import { insertAudit } from '../db/audit.ts';
 import { cachedTenantLookup, catalogDefault, loadToolPolicy, unknownRuleTools, type ToolAction, type PolicyFile } from '../policy/index.ts';
@@ -101,8 +102,12 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const ledger = new PgLedger(pool);
   // The headless API (/api/agent/v1, issue 11): a second transport over the same engine.
   const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log });
+  // This process's pulse (engine/liveness.ts): its runs and leases carry its owner, so a killed
+  // process frees its conversations at once. Losing the pulse ends this process's runs first.
+  const liveness = await ProcessLiveness.start({ pool, heartbeatMs: (config.leaseTtlS * 1000) / 3, log: app.log });
   const engine = createEngine({
     ...headless.engineHooks,
+    owner: liveness.owner,
     pool,
     ledger,
     agent,
@@ -114,6 +119,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     log: app.log,
     pendingWrites,
   });
+  liveness.onLost(() => engine.abandon(new AirlockError('SERVICE_UNAVAILABLE', 'The server lost its database connection while answering; please retry.')));
   const runRecovery = engine.startRecovery();
   await runRecovery.ready;
   await headless.start(engine);
@@ -126,6 +132,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
   app.addHook('onClose', async () => {
     await headless.stop();
+    await liveness.stop();
     await ledger.close();
   });
   const handler = createChatHandler({ engine });

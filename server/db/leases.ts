@@ -5,6 +5,7 @@
  * @module
  */
 import type { Queryable } from './pool.ts';
+import { ownerIsGone } from './processes.ts';
 
 export type LeaseState = 'streaming' | 'awaiting_confirmation';
 
@@ -53,28 +54,33 @@ export function isLeaseHeld({ lease, now }: { lease: Pick<Lease, 'expiresAt'> | 
  */
 /**
  * When an insert into `conversation_leases AS l` meets a lease: taken when it expired, when we
- * hold it, or (`takeOverPause`, an SQL boolean) when a paused run left it awaiting a decision.
- * Shared with db/turn-opening.ts, which takes the lease inside a larger statement.
+ * hold it, when the process that streams in it is gone (db/processes.ts: a killed replica frees
+ * its conversations at once, the TTL stays the backstop for a hung one), or (`takeOverPause`, an
+ * SQL boolean) when a paused run left it awaiting a decision. A pause outlives its process on
+ * purpose: the approval is answered after a restart. Shared with db/turn-opening.ts, which takes
+ * the lease inside a larger statement.
  */
 export function takeLeaseOnConflict(takeOverPause: string): string {
   return `ON CONFLICT (conversation_id) DO UPDATE SET
        holder = excluded.holder,
+       owner = excluded.owner,
        state = excluded.state,
        since = CASE WHEN l.holder = excluded.holder AND l.state = excluded.state AND l.expires_at > now()
                     THEN l.since ELSE excluded.since END,
        expires_at = excluded.expires_at
-     WHERE l.expires_at <= now() OR l.holder = excluded.holder OR (${takeOverPause} AND l.state = 'awaiting_confirmation')`;
+     WHERE l.expires_at <= now() OR l.holder = excluded.holder OR (${takeOverPause} AND l.state = 'awaiting_confirmation')
+        OR (l.state = 'streaming' AND ${ownerIsGone('l.owner')})`;
 }
 
 export async function tryTakeLease(
   q: Queryable,
-  input: { conversationId: string; holder: string; state: LeaseState; ttlS: number; takeOverPause?: boolean },
+  input: { conversationId: string; holder: string; state: LeaseState; ttlS: number; takeOverPause?: boolean; owner?: string },
 ): Promise<boolean> {
   const { rowCount } = await q.query(
-    `INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at)
-     VALUES ($1, $2, $3, now(), now() + make_interval(secs => $4))
+    `INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at, owner)
+     VALUES ($1, $2, $3, now(), now() + make_interval(secs => $4), $6)
      ${takeLeaseOnConflict('$5')}`,
-    [input.conversationId, input.holder, input.state, input.ttlS, input.takeOverPause ?? false],
+    [input.conversationId, input.holder, input.state, input.ttlS, input.takeOverPause ?? false, input.owner ?? null],
   );
   return rowCount === 1;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { isUniqueViolation, type Queryable } from './pool.ts';
+import { ownerIsGone } from './processes.ts';
 
 export type RunRowStatus = 'running' | 'done' | 'paused' | 'failed' | 'cancelled';
 
@@ -91,8 +92,10 @@ export async function finishRun(q: Queryable, input: { id: string; status: Exclu
   return rowCount === 1;
 }
 
-/** Running runs whose owner stopped renewing (its lease lapsed by the database clock). */
+/** Running runs whose owner is gone (db/processes.ts) or stopped renewing (its lease lapsed by the database clock). */
 export async function listOrphanedRuns(q: Queryable): Promise<Run[]> {
-  const { rows } = await q.query<RunRow>(`SELECT * FROM runs WHERE status = 'running' AND lease_expires_at < now() ORDER BY started_at`);
+  const { rows } = await q.query<RunRow>(
+    `SELECT * FROM runs WHERE status = 'running' AND (lease_expires_at < now() OR ${ownerIsGone('runs.owner')}) ORDER BY started_at`,
+  );
   return rows.map(toRun);
 }

@@ -36,8 +36,8 @@ export async function openNewConversationTurn(
        SELECT gen_random_uuid(), $1, coalesce(t.title, 'New conversation'), t.title IS NULL FROM t
        RETURNING id),
      l AS (
-       INSERT INTO conversation_leases (conversation_id, holder, state, since, expires_at)
-       SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7) FROM c
+       INSERT INTO conversation_leases (conversation_id, holder, state, since, expires_at, owner)
+       SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7), $6 FROM c
        RETURNING conversation_id),
      r AS (${INSERT_RUN_FROM_LEASE})
      SELECT c.id AS new_conversation_id, r.* FROM c LEFT JOIN r ON true`,
@@ -65,8 +65,8 @@ export async function openExistingConversationTurn(
   const { rows } = await q.query<{ found: boolean; leased: boolean } & Partial<RunRow>>(
     `WITH c AS (SELECT id FROM conversations WHERE id = $2::uuid AND user_id = $1),
      l AS (
-       INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at)
-       SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7) FROM c
+       INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at, owner)
+       SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7), $6 FROM c
        ${takeLeaseOnConflict('true')}
        RETURNING conversation_id),
      r AS (${INSERT_RUN_FROM_LEASE})

@@ -78,6 +78,9 @@ interface LocalRun {
 
 export type Engine = ReturnType<typeof createEngine>;
 
+/** How often a process looks for runs whose owner died (issue 23: a dead replica's run settles within 5 s). */
+const SWEEP_S = 5;
+
 export function createEngine(options: EngineOptions) {
   const { pool, ledger } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -238,10 +241,13 @@ export function createEngine(options: EngineOptions) {
       return liveByConversation.get(conversationId);
     },
 
-    /** Finishes orphaned runs now and every lease period until `stop()` (a dead peer is noticed too). */
+    /**
+     * Finishes orphaned runs now and every SWEEP_S (or lease period, when shorter) until `stop()`. A
+     * killed peer is an orphan's owner at once (liveness.ts), so its runs settle within one sweep.
+     */
     startRecovery(): { ready: Promise<string[]>; stop(): void } {
       const sweep = () => recoverOrphanedRuns(pool, ledger).catch((err) => (options.log.error({ err }, 'run recovery failed'), []));
-      const timer = setInterval(sweep, options.leaseTtlS * 1000);
+      const timer = setInterval(sweep, Math.min(SWEEP_S, options.leaseTtlS) * 1000);
       timer.unref();
       return { ready: sweep(), stop: () => clearInterval(timer) };
     },
@@ -260,6 +266,17 @@ export function createEngine(options: EngineOptions) {
       const left = deadline - Date.now();
       if (runs.size > 0 && left > 0) await settledOrTimeout([...runs.values()], left);
       await this.shutdown();
+    },
+
+    /**
+     * Ends every run of this process with `error` (each commits it as its failure, its partial
+     * answer kept) and waits for them: the process lost its liveness connection (liveness.ts), so
+     * another may take these conversations over.
+     */
+    async abandon(error: AirlockError, timeoutMs = 5_000): Promise<void> {
+      const pending = [...runs.values()];
+      for (const run of pending) run.controller.abort(error);
+      await settledOrTimeout(pending, timeoutMs);
     },
 
     /** Stops every run of this process (each commits cancelled/shutdown) and waits for them. */

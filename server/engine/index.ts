@@ -12,5 +12,6 @@ export { PgLedger } from './pg-ledger.ts';
 export { followLedger, type FollowOptions } from './follow.ts';
 export { RunHub } from './run-hub.ts';
 export { recoverOrphanedRuns, PROCESS_EXIT_DETAIL } from './recovery.ts';
+export { ProcessLiveness } from './liveness.ts';
 export { RunAbort, toTurnError } from './run-errors.ts';
 export type { DecisionOrigin, FileRef, FileStorage, TurnAction, TurnInput, TurnSetup, TurnUser } from './types.ts';

@@ -21,7 +21,7 @@ import { findApproval, listUnresumedApprovals, markResumed, type Approval } from
 import { isUuid } from '../db/conversations.ts';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError, isAirlockError } from '../errors.ts';
 import { answerDraft, approvalRequestedDraft, approvalResolvedDraft, runFinishedDraft, toolCallDraft, toolResultDraft, type RunSummary } from './drafts.ts';
 import type { EventDraft, LedgerEvent, LiveEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
@@ -233,14 +233,16 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
 
   async function finishAfterError(error: unknown): Promise<LedgerEvent[]> {
     const text = transcript.answerText;
-    if (ctx.signal.aborted) {
+    // An abort for a taxonomy error (engine.abandon) is a failure, not a Stop.
+    const abortedFor = ctx.signal.aborted && isAirlockError(ctx.signal.reason) ? ctx.signal.reason : undefined;
+    if (ctx.signal.aborted && !abortedFor) {
       const reason = ctx.signal.reason instanceof RunAbort ? ctx.signal.reason.reason : 'cancelled';
       return commit(async (tx) => {
         await transcript.endAnswer({ cancelled: true }, tx);
         return [...answerDraft(runId, text, { cancelled: true }), ...(await settle(tx, { status: 'cancelled', stopReason: reason }))];
       });
     }
-    const failure = toTurnError(error, runId);
+    const failure = toTurnError(abortedFor ?? error, runId);
     if (failure.code === 'INTERNAL') deps.log.error({ err: error, runId }, 'turn failed');
     const mark = { code: failure.code, detail: failure.message };
     return commit(async (tx) => {

@@ -1,16 +1,18 @@
 /**
  * The UI against three gateway replicas behind the real nginx (round-robin, no stickiness), with
- * its own cluster (tests/helpers/cluster.ts) on a fresh schema: an answer, Stop and a confirmation
- * with requests spread over replicas, and the replica running an answer SIGKILLed while the
- * browser watches: the tab ends with a clear retryable error within seconds (never a spinner),
- * the run is finished failed / process_exit within the documented bound, a reload shows the
- * answer once with that error, and the conversation goes on.
+ * its own cluster (tests/helpers/cluster.ts) on a fresh schema of the e2e database server
+ * (DATABASE_URL's or the embedded one): an answer, Stop and a confirmation with requests spread
+ * over replicas, and the replica running an answer SIGKILLed while the browser watches: the tab
+ * ends with a clear retryable error within seconds (never a spinner), the run is finished
+ * failed / process_exit within the documented bound, a reload shows the answer once with that
+ * error, and the conversation goes on.
  */
 import { randomBytes } from 'node:crypto';
 import { createPool } from '../../server/db/index.ts';
 import { startCluster, type Cluster } from '../helpers/cluster.ts';
 import { withSearchPath } from '../helpers/database.ts';
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
+import { readState } from './support/product.ts';
 import { jobSchemaFor } from '../../server/api/v1/job-queue.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
@@ -21,8 +23,9 @@ let dropSchema: () => Promise<void>;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
-  const base = process.env.DATABASE_URL;
-  if (!base) throw new Error('95-replicas needs DATABASE_URL (replicas share a PostgreSQL server)');
+  // The replicas are real processes that share one PostgreSQL server: DATABASE_URL's, or the
+  // embedded one the global setup started when it is unset (listening where they can reach it).
+  const base = readState().databaseUrl;
   const schema = `e2e_replicas_${randomBytes(4).toString('hex')}`;
   const admin = createPool(base, { max: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);

@@ -1,7 +1,8 @@
 /**
  * Playwright global setup: the product behind the real nginx. The test command has already run
  * `vite build`; this builds nothing. Two deployments share one database (a fresh schema of
- * DATABASE_URL, or an embedded PostgreSQL):
+ * DATABASE_URL, or an embedded PostgreSQL, whose base URL the state hands on to specs that start
+ * processes of their own):
  * - main: the defaults a user gets, with a quick offline model;
  * - expiry: APPROVAL_TIMEOUT_S=8, for the approval-expiry journey, and SESSION_ACCESS_TTL_S=5 for
  *   the silent renewal of browser access tokens.
@@ -32,9 +33,11 @@ export default async function globalSetup() {
   for (const name of ['main.log', 'expiry.log']) writeFileSync(join(logDir, name), '');
   const password = process.env.DEMO_PASSWORD ?? 'demo-password-1';
 
-  let databaseUrl: string;
+  let serverUrl: string; // the server's base URL, for specs that make schemas of their own
+  let databaseUrl: string; // the two deployments' URL
   let cleanupDb: () => Promise<void>;
   if (process.env.DATABASE_URL) {
+    serverUrl = process.env.DATABASE_URL;
     const schema = `e2e_${randomBytes(5).toString('hex')}`;
     const admin = createPool(process.env.DATABASE_URL, { max: 1 });
     await admin.query(`CREATE SCHEMA ${schema}`);
@@ -49,6 +52,9 @@ export default async function globalSetup() {
     // As root, PostgreSQL runs as an unprivileged user that must be able to enter the temp folder.
     await chmod(dir, 0o755);
     const embedded = await startEmbeddedPostgres(join(dir, 'pg'), 'e2e');
+    // The deployments use its public schema; the app role owns the database, so specs can still
+    // create schemas of their own beside it.
+    serverUrl = embedded.url;
     databaseUrl = embedded.url;
     cleanupDb = () => embedded.stop();
   }
@@ -89,6 +95,7 @@ export default async function globalSetup() {
     password,
     logDir,
     notesDir,
+    databaseUrl: serverUrl,
   };
   writeState(state);
   process.env.E2E_BASE_URL = nginxMain.url;

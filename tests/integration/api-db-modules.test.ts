@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConversation, getConversationForUser, listConversations } from '../../server/db/conversations.ts';
 import { appendMessage, listMessages, patchNewestByMetadata, updateMessage } from '../../server/db/messages.ts';
 import { getLease, isLeaseHeld, releaseLease, renewLease, setLeaseState, tryTakeLease } from '../../server/db/leases.ts';
-import { getRun } from '../../server/db/runs.ts';
+import { getRun, listOrphanedRuns } from '../../server/db/runs.ts';
+import { registerProcess } from '../../server/db/processes.ts';
 import { openExistingConversationTurn, openNewConversationTurn } from '../../server/db/turn-opening.ts';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -169,6 +170,65 @@ describe('leases', () => {
     const racers = await Promise.all(['n1', 'n2', 'n3'].map((holder) => tryTakeLease(db.pool, { conversationId, holder, state: 'streaming', ttlS: 30, takeOverPause: true })));
     expect(racers.filter(Boolean)).toHaveLength(1);
     expect(await getLease(db.pool, conversationId)).toMatchObject({ state: 'streaming', held: true });
+  });
+});
+
+describe('leases of a process that is gone (issue 23 item 7)', () => {
+  /** A process's pulse: a dedicated connection registered as `owner`; `die()` ends its backend as a SIGKILL would. */
+  async function registered(owner: string) {
+    const pulse = await db.pool.connect();
+    pulse.on('error', () => {});
+    await registerProcess(pulse, { owner, pid: 1, epoch: 0 });
+    const { rows } = await pulse.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return {
+      async die() {
+        await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+        pulse.release(true);
+        // pg_terminate_backend signals; the backend leaves pg_stat_activity a moment later.
+        while ((await db.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0].pid])).rowCount) await new Promise((r) => setTimeout(r, 10));
+      },
+    };
+  }
+
+  it('a streaming lease is free the moment its owner\'s backend is gone, well before its TTL; a live owner keeps it', async () => {
+    const { id: conversationId } = await createConversation(db.pool, { userId });
+    const owner = `proc-${randomUUID()}`;
+    const pulse = await registered(owner);
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'run-a', state: 'streaming', ttlS: 300, owner })).toBe(true);
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'run-b', state: 'streaming', ttlS: 30 })).toBe(false);
+    await pulse.die();
+    expect(await tryTakeLease(db.pool, { conversationId, holder: 'run-b', state: 'streaming', ttlS: 30 })).toBe(true);
+    expect(await getLease(db.pool, conversationId)).toMatchObject({ holder: 'run-b', held: true });
+  });
+
+  it('a pause outlives its process (the approval is answered after a restart), and an unregistered owner falls back to the TTL', async () => {
+    const { id: paused } = await createConversation(db.pool, { userId });
+    const owner = `proc-${randomUUID()}`;
+    const pulse = await registered(owner);
+    await tryTakeLease(db.pool, { conversationId: paused, holder: 'run-p', state: 'streaming', ttlS: 30, owner });
+    await setLeaseState(db.pool, { conversationId: paused, holder: 'run-p', state: 'awaiting_confirmation', ttlS: 300 });
+    await pulse.die();
+    expect(await tryTakeLease(db.pool, { conversationId: paused, holder: 'other', state: 'streaming', ttlS: 30 })).toBe(false);
+
+    const { id: unregistered } = await createConversation(db.pool, { userId });
+    await tryTakeLease(db.pool, { conversationId: unregistered, holder: 'run-u', state: 'streaming', ttlS: 300, owner: `never-registered-${randomUUID()}` });
+    expect(await tryTakeLease(db.pool, { conversationId: unregistered, holder: 'other', state: 'streaming', ttlS: 30 })).toBe(false);
+  });
+
+  it('a running run of a gone owner is an orphan at once; a live owner\'s is not', async () => {
+    const [alive, gone] = [`proc-${randomUUID()}`, `proc-${randomUUID()}`];
+    const [alivePulse, gonePulse] = [await registered(alive), await registered(gone)];
+    const runOf = async (owner: string) => {
+      const runId = randomUUID();
+      await openNewConversationTurn(db.pool, { userId, text: 'hi', runId, requestId: `req-${runId}`, requestHash: 'h', owner, leaseTtlS: 300 });
+      return runId;
+    };
+    const [aliveRun, goneRun] = [await runOf(alive), await runOf(gone)];
+    await gonePulse.die();
+    const orphans = (await listOrphanedRuns(db.pool)).map((r) => r.id);
+    expect(orphans).toContain(goneRun);
+    expect(orphans).not.toContain(aliveRun);
+    await alivePulse.die();
   });
 });
 

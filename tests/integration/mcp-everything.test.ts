@@ -9,7 +9,7 @@ import { readdir, readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Client } from '@gradio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/nginx.ts';
@@ -89,6 +89,10 @@ beforeAll(async () => {
   // A secret in the gateway's own environment (like SERVICE_CLIENT_SECRET in production).
   process.env.AIRLOCK_SECRET_PROBE = 'gateway-secret-probe-7f3a';
   db = await createTestDatabase();
+  // The gateway runs in this process; in production its environment holds its own DATABASE_URL.
+  // Set here from the database it uses, so that the leak check below means the same whether the
+  // suite runs on DATABASE_URL or on the embedded PostgreSQL (where the variable is unset).
+  vi.stubEnv('DATABASE_URL', db.url);
   server = await startTestServer({ db, env: { TOOLS_FILE: toolsFile, TOOL_RESULT_MAX_CHARS: '120', MCP_TIMEOUT_MS: '20000' } });
   admin = await connectChat(server.url, await login(server.url, 'admin'));
 }, 60_000);
@@ -96,6 +100,7 @@ beforeAll(async () => {
 afterAll(async () => {
   admin?.close();
   await server?.close();
+  vi.unstubAllEnvs();
   everything?.kill('SIGKILL');
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -136,9 +141,10 @@ describe('MCP everything server over streamable HTTP', () => {
     expect(env).toContain('PATH');
     // the gateway process has both; the child got neither
     expect(process.env.AIRLOCK_SECRET_PROBE).toBe('gateway-secret-probe-7f3a');
-    expect(process.env.DATABASE_URL).toBeTruthy();
+    expect(process.env.DATABASE_URL).toBe(db.url);
     expect(env).not.toContain('gateway-secret-probe-7f3a');
     expect(env).not.toContain('DATABASE_URL');
+    expect(env).not.toContain(db.url);
   });
 
   it('the server killed mid-call: tool_error TOOL_FAILURE, the run carries on; after it comes back the next turn works', async () => {

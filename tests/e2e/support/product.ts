@@ -22,6 +22,12 @@ export interface E2EState {
   logDir: string;
   /** The folder the main deployment's MCP filesystem server serves. */
   notesDir: string;
+  /**
+   * The PostgreSQL server's base URL (no search_path) on which a spec may create a schema of its
+   * own: DATABASE_URL, or else the embedded server the global setup started, so that a spec which
+   * starts processes of its own (95-replicas) runs in both modes, as the README promises.
+   */
+  databaseUrl: string;
 }
 
 export function readState(): E2EState {
