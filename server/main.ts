@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { buildApp, localUrl } from './app.ts';
 import { ConfigError, loadConfig, ROLES, type Role } from './config.ts';
 import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase, type Pool } from './db/index.ts';
+import { livePeers } from './db/processes.ts';
 import { loadToolPolicy } from './policy/index.ts';
 import { describeStartFailure, type StartContext } from './start-failure.ts';
 
@@ -40,6 +41,17 @@ interface Opened {
   pool?: Pool;
 }
 
+/**
+ * Without REPLICAS, a gateway keeps the Gradio session bus in memory: a second gateway on the same
+ * database behind one address would answer "Session not found" to most requests. So a start that
+ * finds another gateway alive on this database (its backend connected and heartbeating within the
+ * lease TTL, db/processes.ts) stops with one line naming the setting.
+ */
+async function assertNoLivePeer(pool: Pool, leaseTtlS: number): Promise<void> {
+  const [peer] = await livePeers(pool, { owner: '', withinS: leaseTtlS });
+  if (peer) throw new ConfigError(`Another Airlock gateway (${peer.owner}) is running on this database; set REPLICAS=true to run several`);
+}
+
 async function main(opened: Opened): Promise<void> {
   const roles = parseRoles(process.argv.slice(2));
   const config = loadConfig();
@@ -60,6 +72,7 @@ async function main(opened: Opened): Promise<void> {
   const pool = databaseUrl ? createPool(databaseUrl) : undefined;
   opened.pool = pool;
   if (pool) await runMigrations(pool);
+  if (pool && roles.includes('gateway') && !config.replicas) await assertNoLivePeer(pool, config.leaseTtlS);
 
   const app = await buildApp({ config, roles, pool, databaseUrl, policy });
   await app.listen({ host: config.host, port: config.port });

@@ -413,7 +413,8 @@ describe('AG-UI across replicas (a second real process on the same database)', (
   const cutMidAnswer = (_f: SseFrame, all: SseFrame[]) => all.some((f) => f.id) && all.filter((f) => f.data?.type === 'TEXT_MESSAGE_CONTENT').length >= 3;
   const replica = () =>
     // Slower answers than here (~2.5 s), so that a cut lands mid-answer even on a busy machine.
-    startMain([], { DATABASE_URL: db.url, DATA_DIR: server.config.dataDir, SERVICE_CLIENT_SECRET: 'test-service-secret-0123456789', OFFLINE_MODEL_DELAY_MS: '40' });
+    // REPLICAS: a second gateway on one database says so, or main.ts refuses to start it.
+    startMain([], { DATABASE_URL: db.url, DATA_DIR: server.config.dataDir, SERVICE_CLIENT_SECRET: 'test-service-secret-0123456789', OFFLINE_MODEL_DELAY_MS: '40', REPLICAS: 'true' });
 
   it('a stream cut on one replica resumes on the other through the ledger; a closing replica ends its streams', async () => {
     const other = await replica();

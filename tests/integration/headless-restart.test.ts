@@ -32,6 +32,8 @@ const env = () => ({
   OFFLINE_MODEL_DELAY_MS: '100',
   // A stop cuts a run short (it is retried elsewhere) instead of letting it finish within the grace.
   SHUTDOWN_GRACE_MS: '300',
+  // Several gateways on one database say so, or main.ts refuses the second.
+  REPLICAS: 'true',
 });
 
 async function start(): Promise<MainProcess> {

@@ -140,6 +140,21 @@ describe('server/main.ts', () => {
     expect(await main.exited).toBe(0);
   });
 
+  it('refuses a second gateway on the same database without REPLICAS=true, with one line naming the setting; starts once the first is gone', async () => {
+    const env = { DATABASE_URL: db.url, SERVICE_CLIENT_SECRET: 'peer-secret-0123456789abcdef' };
+    const first = await startMain([], env);
+    const second = await startMain([], env).then(
+      (p) => (p.child.kill('SIGKILL'), 'started'),
+      (error: Error) => error.message,
+    );
+    expect(second).toMatch(/Another Airlock gateway \(.+\) is running on this database; set REPLICAS=true to run several/);
+    first.child.kill('SIGKILL'); // its pulse goes with it: no graceful goodbye needed
+    await first.exited;
+    const third = await startMain([], env);
+    third.child.kill('SIGINT');
+    expect(await third.exited).toBe(0);
+  });
+
   it('serves one role alone (--role api)', async () => {
     const main = await startMain(['--role', 'api'], { DATABASE_URL: db.url, SERVICE_CLIENT_SECRET: 'split-secret-0123456789abcdef' });
     expect(main.output()).toContain('Airlock (api) is ready');
