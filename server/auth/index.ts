@@ -1,7 +1,7 @@
 /**
- * Identity: signing keys + JWKS, user and service tokens, verification, passwords, RBAC, login
- * throttling, demo users. Imports nothing of ours but config; errors are AuthError, which `api`
- * and `chat` map to the taxonomy.
+ * Identity: signing keys + JWKS, user and service tokens (and per-call MCP tokens), verification,
+ * passwords, RBAC, login throttling, demo users. Imports nothing of ours but config; errors are
+ * AuthError, which `api` and `chat` map to the taxonomy.
  * @module
  */
 export { AuthError, isAuthError, type AuthErrorCode } from './errors.ts';
@@ -10,6 +10,7 @@ export type { AuthDb, AuthPool } from './db.ts';
 export { createKeyStore, keyStoreFor, sealPlaintextKeys, SIGNING_ALG, type KeyStore, type SigningKey } from './keys.ts';
 export { createKeyCipher, isSealed, keyCipherFor, KeyCipherError, type KeyCipher, type SealedJwk } from './key-cipher.ts';
 export { signUserToken, signServiceToken, TOKEN_KINDS, type TokenKind, type IssuedToken } from './tokens.ts';
+export { signMcpToken, mcpAudience, MCP_TOKEN_TYP, MCP_TOKEN_MAX_TTL_S, type McpTokenInput } from './mcp-token.ts';
 export {
   createUserTokenVerifier,
   createServiceTokenVerifier,

@@ -1,6 +1,7 @@
 /**
  * Verifying JWTs: ES256 only (so `alg: none` and HS256-with-the-public-key fail), the key chosen
- * by `kid` from our store, then issuer, audience, `typ`, expiry and not-before with a small clock
+ * by `kid` from our store, then issuer, audience (exactly ours: a token that names any other, such as
+ * an MCP server's `mcp:<name>`, is refused), `typ`, expiry and not-before with a small clock
  * skew, an `iat` that is neither in the future nor older than the token kind's lifetime, and a
  * lifetime (`exp - iat`) no longer than the configured one. User tokens then speak only for a
  * user that exists now, with the role it has now (not the role it had at login).
@@ -71,6 +72,9 @@ export async function verifyToken(
     if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') {
       throw new AuthError('TOKEN_INVALID', 'Malformed token claims.');
     }
+    // Our audience and nobody else's: jose accepts a list that merely includes it, but a token that
+    // also names another audience (an MCP server's, `mcp:<name>`) was made to leave Airlock.
+    if (payload.aud !== kind.audience) throw new AuthError('TOKEN_INVALID', 'The token is for another audience.');
     // A validly signed token must not outlive the configured lifetime (a leaked signing key or a
     // lowered TTL must not leave month-long tokens working).
     if (payload.exp - payload.iat > options.maxAgeS) throw new AuthError('TOKEN_INVALID', 'The token lives longer than allowed.');

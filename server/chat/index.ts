@@ -59,7 +59,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await checkpointer.end();
   });
 
-  const mcp = await startMcpTools(app, { config, pool, apiUrl });
+  const mcp = await startMcpTools(app, { config, pool });
   const agent = await createAgentRuntime({
     policy,
     tenantOf: cachedTenantLookup(pool, config.policy.tenantCacheS),

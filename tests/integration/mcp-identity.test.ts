@@ -1,10 +1,11 @@
 /**
  * Identity to an HTTP MCP server, performed for real: an MCP server written here (the SDK's
- * McpServer + StreamableHTTPServerTransport) records every request's headers. A tool call carries
- * the gateway's service token (Authorization: Bearer) and the user's token (X-User-JWT) plus the
- * file's static headers; neither token ever reaches the model, the events, the transcript, the
- * audit row's arguments or the checkpoints. A server whose tool name collides with a built-in is
- * marked down with the reason.
+ * McpServer + StreamableHTTPServerTransport) records every request's headers. By default a tool
+ * call carries the file's static headers and no identity: neither the gateway's service token nor
+ * the user's token ever leaves for a tool server (issue 30; mcp-token-replay.test.ts covers the
+ * `identity: "token"` opt-in and replays what servers get). The user's token never reaches the
+ * model, the events, the transcript, the audit row's arguments or the checkpoints either. A server
+ * whose tool name collides with a built-in is marked down with the reason.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,7 +14,6 @@ import { join } from 'node:path';
 import type { Client } from '@gradio/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
@@ -46,7 +46,7 @@ function mcpServer(path: string): McpServer {
   mcp.registerTool(
     'whoami',
     { description: 'Tell who is calling this identity service.', inputSchema: { note: z.string().optional() }, annotations: { readOnlyHint: true } },
-    async () => ({ content: [{ type: 'text', text: 'ident says: both identities arrived' }] }),
+    async () => ({ content: [{ type: 'text', text: 'ident says: nobody told me' }] }),
   );
   mcp.registerTool('who_am_i', { description: 'Another way to ask.', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'me' }] }));
   mcp.registerTool('health', { description: 'Health of the identity service.', annotations: { readOnlyHint: true } }, async () => ({
@@ -102,7 +102,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe('identity headers to an HTTP MCP server', () => {
+describe('identity to an HTTP MCP server', () => {
   it('a name colliding with a built-in tool marks the later server down with the reason', async () => {
     const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
     const check = status.servers.find((s: { name: string }) => s.name === 'check');
@@ -118,47 +118,49 @@ describe('identity headers to an HTTP MCP server', () => {
     });
   });
 
-  it('the call carries Bearer <service token> and X-User-JWT <user token>; no token leaks anywhere', async () => {
-    seen.length = 0;
+  it('the call carries the static headers and no identity: no Authorization, no X-User-JWT; no token leaks anywhere', async () => {
+    const before = seen.length;
     const turn = await collect(chat(admin, 'whoami on the ident service'));
     const end = turn.messages.find((m) => m.metadata.type === 'tool_end');
-    expect(meta(end)).toMatchObject({ tool: 'ident_whoami', output: 'ident says: both identities arrived' });
+    expect(meta(end)).toMatchObject({ tool: 'ident_whoami', output: 'ident says: nobody told me' });
 
-    // 1. what the MCP server received with tools/call
-    const call = seen.find((s) => s.method === 'tools/call');
+    // 1. what the MCP server received with tools/call: the file's header, and nothing of Airlock's
+    const call = seen.slice(before).find((s) => s.method === 'tools/call');
     expect(call).toBeDefined();
-    expect(call!.headers['x-user-jwt']).toBe(adminToken);
-    const bearer = String(call!.headers.authorization ?? '');
-    expect(bearer).toMatch(/^Bearer /);
-    const serviceToken = bearer.slice('Bearer '.length);
-    expect(decodeJwt(serviceToken)).toMatchObject({ aud: 'airlock:service', sub: 'airlock-gateway' });
     expect(call!.headers['x-tenant']).toBe('acme');
+    expect(call!.headers.authorization).toBeUndefined();
+    expect(call!.headers['x-user-jwt']).toBeUndefined();
+    // no request ever carried a JWT (ours all start with a base64url '{"alg":…' header)
+    for (const s of seen) for (const value of Object.values(s.headers).flat()) expect(String(value)).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
+    expect(JSON.stringify(seen)).not.toContain(adminToken);
 
-    // 2. neither token is in the events, the transcript, the audit row or the checkpoints
+    // 2. the user's token is not in the events, the transcript, the audit row or the checkpoints
     const conversationId = turn.messages[0].metadata.conversation_id;
     const wire = JSON.stringify(turn.messages);
     const stored = (await db.pool.query('SELECT content, metadata FROM messages WHERE conversation_id = $1', [conversationId])).rows;
     const audit = (await db.pool.query("SELECT * FROM audit_log WHERE method = 'MCP'")).rows;
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ operation: 'ident_whoami', path: 'mcp://ident/whoami', outcome: 'success', username: 'admin', service_actor: 'airlock-gateway' });
-    for (const token of [adminToken, serviceToken]) {
-      expect(wire).not.toContain(token);
-      expect(JSON.stringify(stored)).not.toContain(token);
-      expect(JSON.stringify(audit)).not.toContain(token);
-      const inCheckpoints = await db.pool.query(
-        `SELECT (SELECT count(*) FROM checkpoint_blobs WHERE position(convert_to($1, 'UTF8') in blob) > 0)
-              + (SELECT count(*) FROM checkpoint_writes WHERE position(convert_to($1, 'UTF8') in blob) > 0) AS n`,
-        [token],
-      );
-      expect(Number(inCheckpoints.rows[0].n)).toBe(0);
-    }
+    expect(wire).not.toContain(adminToken);
+    expect(JSON.stringify(stored)).not.toContain(adminToken);
+    expect(JSON.stringify(audit)).not.toContain(adminToken);
+    const inCheckpoints = await db.pool.query(
+      `SELECT (SELECT count(*) FROM checkpoint_blobs WHERE position(convert_to($1, 'UTF8') in blob) > 0)
+            + (SELECT count(*) FROM checkpoint_writes WHERE position(convert_to($1, 'UTF8') in blob) > 0) AS n`,
+      [adminToken],
+    );
+    expect(Number(inCheckpoints.rows[0].n)).toBe(0);
     // the checkpoint does hold the call, so the search above looked in the right place
     const holdsCall = await db.pool.query(`SELECT count(*) AS n FROM checkpoint_writes WHERE position(convert_to('ident_whoami', 'UTF8') in blob) > 0`);
     expect(Number(holdsCall.rows[0].n)).toBeGreaterThan(0);
   });
 
-  it('discovery (initialize, tools/list) sends no user token: there is no user then', () => {
+  it('discovery (initialize, tools/list) sends no identity either: not even the service token', () => {
     const discovery = seen.filter((s) => s.method === 'initialize' || s.method === 'tools/list');
-    for (const s of discovery) expect(s.headers['x-user-jwt']).toBeUndefined();
+    expect(discovery.length).toBeGreaterThanOrEqual(2);
+    for (const s of discovery) {
+      expect(s.headers['x-user-jwt']).toBeUndefined();
+      expect(s.headers.authorization).toBeUndefined();
+    }
   });
 });

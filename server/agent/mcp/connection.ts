@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { identityFetch, withCallIdentity, type CallIdentity } from './identity.ts';
+import { callHeaders, identityFetch, withCallHeaders, type McpTokenMinter } from './identity.ts';
 import type { McpCallResult } from './result.ts';
 import type { McpServerConfig } from './tools-file.ts';
 
@@ -17,8 +17,8 @@ export type ServerHealth = 'connecting' | 'up' | 'down';
 
 export interface ConnectionDeps {
   timeoutMs: number;
-  /** The gateway's service token for discovery requests to HTTP servers. */
-  serviceToken?: () => Promise<string>;
+  /** Mints the per-call token of `identity: "token"` servers; nothing else is ever sent as identity. */
+  mintToken?: McpTokenMinter;
   /** Called whenever health or tools change. */
   onChange: () => void;
   /** Delay before retry number `attempt` (0-based). Default `retryDelayMs`. */
@@ -57,7 +57,7 @@ export class McpConnection {
       return new StdioClientTransport({ command: c.command, args: c.args, env: c.env ? { ...inheritedEnv(), ...c.env } : undefined, cwd: c.cwd, stderr: 'ignore' });
     }
     return new StreamableHTTPClientTransport(new URL(c.url), {
-      fetch: identityFetch({ staticHeaders: c.headers, names: c.identity, discoveryServiceToken: this.deps.serviceToken }),
+      fetch: identityFetch({ staticHeaders: c.headers }),
       reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
     });
   }
@@ -131,12 +131,17 @@ export class McpConnection {
     this.deps.onChange();
   }
 
-  /** Calls one tool as the given identity; a lost connection rejects and marks the server down. */
-  async call(name: string, args: Record<string, unknown>, options: { identity: CallIdentity; signal?: AbortSignal }): Promise<McpCallResult> {
+  /**
+   * Calls one tool for the given user (who reaches the server only as a minted token, and only when
+   * its entry opted in); a lost connection rejects and marks the server down.
+   */
+  async call(name: string, args: Record<string, unknown>, options: { userId: string | null; signal?: AbortSignal }): Promise<McpCallResult> {
     const client = this.#client;
     if (!client || this.health !== 'up') throw new Error(`the MCP server "${this.config.name}" is down${this.lastError ? ` (${this.lastError})` : ''}`);
+    // Minted before the call: failing to sign says nothing about the server's health.
+    const headers = await callHeaders(this.config, { userId: options.userId, tool: name }, this.deps.mintToken);
     try {
-      return (await withCallIdentity(options.identity, () =>
+      return (await withCallHeaders(headers, () =>
         client.callTool({ name, arguments: args }, undefined, { signal: options.signal, timeout: this.deps.timeoutMs }),
       )) as McpCallResult;
     } catch (error) {

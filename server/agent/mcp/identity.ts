@@ -1,61 +1,54 @@
 /**
- * The identities an MCP call carries to an HTTP server, as headers named in the tools file
- * (default `Authorization: Bearer <service token>` and `X-User-JWT: <user token>`).
+ * What an MCP call tells an HTTP tool server about who calls (issue 30). A tool server is a third
+ * party: it never gets Airlock's service token nor the user's own JWT, either of which works
+ * against our api (a "read-only" tool once used them to approve a deploy). By default it gets no
+ * identity at all; an entry with `identity: "token"` gets `Authorization: Bearer <token>`, a token
+ * minted per call for that server alone (server/auth/mcp-token.ts), which Airlock itself refuses.
  *
- * One connection serves every user at once, so the user's token cannot be a header fixed when the
- * transport is built: each call runs inside `withCallIdentity`, and the transport's fetch reads it
- * from AsyncLocalStorage. Tokens live only in these headers: never in the tool's arguments (so
+ * One connection serves every user at once, so the token cannot be a header fixed when the
+ * transport is built: each call runs inside `withCallHeaders`, and the transport's fetch reads it
+ * from AsyncLocalStorage. Outside a call (connect, tools/list) there is no user and nothing
+ * identity-bearing is sent. Tokens live only in that header: never in the tool's arguments (so
  * never in the model's context, the events, the transcript or the checkpoint) and never in logs.
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { McpServerConfig } from './tools-file.ts';
 
-export interface CallIdentity {
-  userToken: string;
-  serviceToken: () => Promise<string>;
-}
+/** Mints the per-call token of an `identity: "token"` server (the gateway signs with Airlock's key). */
+export type McpTokenMinter = (call: { server: string; userId: string; tool: string }) => Promise<string>;
 
-export interface IdentityHeaderNames {
-  service_header: string | null;
-  user_header: string | null;
-}
+/** The headers one call adds to what the tools file sets. */
+export type CallHeaders = Readonly<Record<string, string>>;
 
-const store = new AsyncLocalStorage<CallIdentity>();
+const store = new AsyncLocalStorage<CallHeaders>();
 
-/** Runs `fn` (one MCP request) with the caller's identity attached. */
-export function withCallIdentity<T>(identity: CallIdentity, fn: () => Promise<T>): Promise<T> {
-  return store.run(identity, fn);
-}
-
-/** The header value for a token: `Bearer <token>` for Authorization, the bare token elsewhere. */
-export function tokenHeaderValue(header: string, token: string): string {
-  return header.toLowerCase() === 'authorization' ? `Bearer ${token}` : token;
+/** Runs `fn` (one MCP request) with its call's headers attached. */
+export function withCallHeaders<T>(headers: CallHeaders, fn: () => Promise<T>): Promise<T> {
+  return store.run(headers, fn);
 }
 
 /**
- * A fetch that adds the static headers, then the identity headers (identity wins, so a tools file
- * cannot pin someone else's token). Outside a call (connect, list) only the service token goes,
- * when one can be had: discovery is the gateway's own business.
+ * The headers a call of `tool` for `userId` carries to the server of `config`: none unless the
+ * entry opted in with `identity: "token"`; then a freshly minted token. No user, no token.
  */
-export function identityFetch(options: {
-  staticHeaders: Record<string, string>;
-  names: IdentityHeaderNames;
-  discoveryServiceToken?: () => Promise<string>;
-  fetch?: typeof fetch;
-}): typeof fetch {
+export async function callHeaders(config: McpServerConfig, call: { userId: string | null; tool: string }, mint?: McpTokenMinter): Promise<CallHeaders> {
+  if (config.transport !== 'http' || config.identity !== 'token') return {};
+  if (!call.userId) throw new Error(`the MCP server "${config.name}" wants a user token, and this call has no user`);
+  if (!mint) throw new Error(`the MCP server "${config.name}" wants a user token, and this gateway cannot mint one`);
+  return { authorization: `Bearer ${await mint({ server: config.name, userId: call.userId, tool: call.tool })}` };
+}
+
+/**
+ * A fetch that adds the tools file's static headers, then the call's own (the minted token wins,
+ * so a static header cannot stand in for it). Outside a call only the static headers go.
+ */
+export function identityFetch(options: { staticHeaders: Record<string, string>; fetch?: typeof fetch }): typeof fetch {
   const doFetch = options.fetch ?? fetch;
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     for (const [k, v] of Object.entries(options.staticHeaders)) headers.set(k, v);
-    const identity = store.getStore();
-    const { service_header: serviceHeader, user_header: userHeader } = options.names;
-    if (serviceHeader) {
-      const getToken = identity?.serviceToken ?? options.discoveryServiceToken;
-      // Discovery may run before the api listens (one process): then it goes without the token.
-      const token = getToken ? await getToken().catch((e) => (identity ? Promise.reject(e) : undefined)) : undefined;
-      if (token) headers.set(serviceHeader, tokenHeaderValue(serviceHeader, token));
-    }
-    if (userHeader && identity) headers.set(userHeader, identity.userToken);
+    for (const [k, v] of Object.entries(store.getStore() ?? {})) headers.set(k, v);
     return doFetch(input, { ...init, headers });
   };
 }

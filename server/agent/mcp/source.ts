@@ -10,6 +10,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAuditSink } from './audit.ts';
 import { McpConnection, type ServerHealth } from './connection.ts';
+import type { McpTokenMinter } from './identity.ts';
 import { firstCollision, mcpToolName, sanitizeName } from './names.ts';
 import { loadToolsFile, type ToolsFile } from './tools-file.ts';
 import type { ToolAction } from './policy.ts';
@@ -22,7 +23,8 @@ export interface McpSourceOptions {
   resultMaxChars: number;
   /** Names the built-in tools hold. */
   reservedNames: Iterable<string>;
-  serviceToken?: () => Promise<string>;
+  /** Mints the per-call token of `identity: "token"` servers (the only identity a tool server gets). */
+  mintToken?: McpTokenMinter;
   audit?: McpAuditSink;
   warn?: (message: string, error: unknown) => void;
   backoff?: (attempt: number) => number;
@@ -85,13 +87,13 @@ export class McpToolSource {
     const names = new Set<string>();
     for (const entry of file.entries) {
       if (!entry.ok) {
-        this.#invalid.push({ name: entry.name, transport: 'stdio', status: 'down', tools: 0, last_error: `invalid server entry: ${entry.error}`, next_retry_at: null });
+        this.#invalid.push({ name: entry.name, transport: entry.transport ?? 'stdio', status: 'down', tools: 0, last_error: `invalid server entry: ${entry.error}`, next_retry_at: null });
         continue;
       }
       const key = sanitizeName(entry.server.name);
       const connection = new McpConnection(entry.server, {
         timeoutMs: this.options.timeoutMs,
-        serviceToken: this.options.serviceToken,
+        mintToken: this.options.mintToken,
         backoff: this.options.backoff,
         onChange: () => this.#changed(connection),
       });

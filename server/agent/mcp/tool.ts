@@ -14,6 +14,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
 import { askApproval, errorMessage, policyDenial } from '../tools/define.ts';
 import { storedBeforeEffect, toolContext, type ToolContext } from '../tools/context.ts';
+import { claimString, tokenClaims } from '../token-claims.ts';
 import type { ApprovalRequest } from '../types.ts';
 import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
 import type { McpConnection } from './connection.ts';
@@ -81,11 +82,13 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
           return errorMessage(name, toolCallId, refusal.code, refusal.message);
         }
       }
-      const identity = { userToken: ctx.userToken, serviceToken: () => ctx.serviceToken.get() };
+      // The user goes as an id, for a token minted for this server alone (identity.ts); never
+      // the user's JWT nor the service token, which work against Airlock (issue 30).
+      const userId = claimString(tokenClaims(ctx.userToken).sub);
       // An MCP tool may change anything.
       await storedBeforeEffect(ctx, toolCallId);
       try {
-        const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, args, { identity, signal: runtime.signal }), deps.resultMaxChars);
+        const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, args, { userId, signal: runtime.signal }), deps.resultMaxChars);
         if (rendered.isError) {
           await finish('failed', 'TOOL_FAILURE', true);
           return errorMessage(name, toolCallId, 'TOOL_FAILURE', rendered.modelText);

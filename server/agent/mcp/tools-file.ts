@@ -20,29 +20,41 @@ const StdioServer = z
   })
   .strict();
 
-/** Which headers carry the two identities to an HTTP server; null sends none. */
-const Identity = z
-  .object({
-    service_header: z.string().min(1).nullable().default('Authorization'),
-    user_header: z.string().min(1).nullable().default('X-User-JWT'),
-  })
-  .strict();
+/**
+ * What an HTTP server learns of who calls (issue 30): nothing by default; `"token"` sends a token
+ * minted per call for that server alone (server/auth/mcp-token.ts). Never Airlock's own tokens.
+ */
+const Identity = z.literal('token').describe('identity: "token" sends Authorization: Bearer <a per-call mcp+jwt token>');
 
 const HttpServer = z
   .object({
     name,
     url: z.url({ protocol: /^https?$/ }),
     headers: z.record(z.string(), z.string()).default({}),
-    identity: Identity.default({ service_header: 'Authorization', user_header: 'X-User-JWT' }),
+    identity: Identity.optional(),
   })
   .strict();
+
+/** The keys that once sent the service token and the user's JWT to any tool server. */
+const RETIRED_IDENTITY_KEYS = ['service_header', 'user_header'];
+
+/** The one-line reason an entry with the retired keys is marked down. */
+export const RETIRED_IDENTITY_REASON =
+  'service_header/user_header are no longer supported: tool servers get no Airlock credentials (issue 30); use identity: "token" for a per-call token';
+
+/** Whether an entry still names the retired keys, under `identity` or at its top. Pure. */
+export function usesRetiredIdentityKeys(raw: object): boolean {
+  const identity = (raw as { identity?: unknown }).identity;
+  const holders = [raw, identity && typeof identity === 'object' ? identity : {}];
+  return holders.some((h) => RETIRED_IDENTITY_KEYS.some((k) => k in h));
+}
 
 export type StdioServerConfig = z.infer<typeof StdioServer> & { transport: 'stdio' };
 export type HttpServerConfig = z.infer<typeof HttpServer> & { transport: 'http' };
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
 /** One `servers` entry: a valid server, or the reason it is not (shown as a down server). */
-export type ServerEntry = { ok: true; server: McpServerConfig } | { ok: false; name: string; error: string };
+export type ServerEntry = { ok: true; server: McpServerConfig } | { ok: false; name: string; error: string; transport?: 'stdio' | 'http' };
 
 export interface ToolsFile {
   entries: ServerEntry[];
@@ -60,9 +72,11 @@ export function parseServerEntry(raw: unknown, index: number): ServerEntry {
   if (!raw || typeof raw !== 'object') return { ok: false, name: label, error: 'a server entry must be an object' };
   const isHttp = 'url' in raw;
   if (!isHttp && !('command' in raw)) return { ok: false, name: label, error: 'a server needs either command (stdio) or url (streamable HTTP)' };
+  const transport = isHttp ? 'http' : 'stdio';
+  if (usesRetiredIdentityKeys(raw)) return { ok: false, name: label, error: RETIRED_IDENTITY_REASON, transport };
   const parsed = isHttp ? HttpServer.safeParse(raw) : StdioServer.safeParse(raw);
-  if (!parsed.success) return { ok: false, name: label, error: issues(parsed.error) };
-  return { ok: true, server: { ...parsed.data, transport: isHttp ? 'http' : 'stdio' } as McpServerConfig };
+  if (!parsed.success) return { ok: false, name: label, error: issues(parsed.error), transport };
+  return { ok: true, server: { ...parsed.data, transport } as McpServerConfig };
 }
 
 /** Parses the text of a tools file (YAML is a superset of JSON, so one parser reads both). */

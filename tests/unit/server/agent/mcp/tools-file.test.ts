@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadToolsFile, parseToolsFile } from '../../../../../server/agent/mcp/tools-file.ts';
+import { loadToolsFile, parseToolsFile, RETIRED_IDENTITY_REASON } from '../../../../../server/agent/mcp/tools-file.ts';
 
 describe('parseToolsFile', () => {
   it('reads stdio and HTTP servers from YAML, with defaults', () => {
@@ -9,16 +9,30 @@ describe('parseToolsFile', () => {
     expect(file.error).toBeUndefined();
     expect(file.entries).toEqual([
       { ok: true, server: { transport: 'stdio', name: 'fs', command: 'node', args: ['srv.js', '/tmp'], env: { A: '1' } } },
-      {
-        ok: true,
-        server: { transport: 'http', name: 'web', url: 'https://mcp.example/mcp', headers: {}, identity: { service_header: 'Authorization', user_header: 'X-User-JWT' } },
-      },
+      // No identity: an HTTP server gets no credential unless its entry opts in (issue 30).
+      { ok: true, server: { transport: 'http', name: 'web', url: 'https://mcp.example/mcp', headers: {} } },
     ]);
   });
 
-  it('reads JSON, and custom identity header names (null sends none)', () => {
-    const file = parseToolsFile(JSON.stringify({ servers: [{ name: 'w', url: 'http://h/mcp', identity: { service_header: 'X-Svc', user_header: null } }] }));
-    expect(file.entries[0]).toMatchObject({ ok: true, server: { identity: { service_header: 'X-Svc', user_header: null } } });
+  it('reads JSON, and identity "token" (the only opt-in)', () => {
+    const file = parseToolsFile(JSON.stringify({ servers: [{ name: 'w', url: 'http://h/mcp', identity: 'token' }] }));
+    expect(file.entries[0]).toEqual({ ok: true, server: { transport: 'http', name: 'w', url: 'http://h/mcp', headers: {}, identity: 'token' } });
+  });
+
+  const retired: Array<[row: string, entry: Record<string, unknown>]> = [
+    ['both under identity (the old defaults)', { url: 'http://h/mcp', identity: { service_header: 'Authorization', user_header: 'X-User-JWT' } }],
+    ['service_header alone', { url: 'http://h/mcp', identity: { service_header: 'X-Svc' } }],
+    ['user_header: null (the old way to send none)', { url: 'http://h/mcp', identity: { user_header: null } }],
+    ['at the top of the entry', { url: 'http://h/mcp', user_header: 'X-User-JWT' }],
+    ['on a stdio entry', { command: 'node', identity: { service_header: 'Authorization' } }],
+  ];
+  it.each(retired)('the retired service_header/user_header mark that server down with the rule: %s', (_row, entry) => {
+    const file = parseToolsFile(JSON.stringify({ servers: [{ name: 'old', ...entry }, { name: 'good', url: 'http://h/mcp' }] }));
+    expect(file.error).toBeUndefined();
+    expect(file.entries[0]).toEqual({ ok: false, name: 'old', error: RETIRED_IDENTITY_REASON, transport: 'url' in entry ? 'http' : 'stdio' });
+    expect(RETIRED_IDENTITY_REASON).toMatch(/^service_header\/user_header are no longer supported: tool servers get no Airlock credentials .*identity: "token"/);
+    expect(RETIRED_IDENTITY_REASON).not.toContain('\n');
+    expect(file.entries[1].ok).toBe(true);
   });
 
   const bad: Array<[row: string, text: string, error: RegExp]> = [
@@ -39,6 +53,8 @@ describe('parseToolsFile', () => {
     ['url not http(s)', { name: 'x', url: 'file:///etc/passwd' }, /url/],
     ['no name', { command: 'c' }, /name/],
     ['args not strings', { name: 'x', command: 'c', args: [1] }, /args/],
+    ['identity other than "token"', { name: 'x', url: 'http://h/mcp', identity: 'user-jwt' }, /identity/],
+    ['identity on a stdio server', { name: 'x', command: 'c', identity: 'token' }, /identity/],
   ];
   it.each(badEntries)('a bad entry marks only that server: %s', (_row, entry, error) => {
     const file = parseToolsFile(JSON.stringify({ servers: [entry, { name: 'good', command: 'node' }] }));
