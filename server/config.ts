@@ -38,6 +38,11 @@ const EnvSchema = z.object({
   /** Attached text (files, PDF text) the model gets per file and per turn; beyond: head + tail + a note. */
   ATTACHMENT_MAX_BYTES_PER_FILE: z.coerce.number().int().positive().default(100_000),
   ATTACHMENT_MAX_BYTES_PER_TURN: z.coerce.number().int().positive().default(250_000),
+  /** PDF reading (server/attachments/pdf-limits.ts): memory of one reader worker (MB; PDF.js alone takes
+   * ~35), readers at once, and the most pages (a PDF with more becomes a "too large" note). */
+  ATTACHMENT_PDF_MAX_MB: z.coerce.number().int().min(64).default(256),
+  ATTACHMENT_PDF_WORKERS: z.coerce.number().int().positive().max(64).default(2),
+  ATTACHMENT_PDF_MAX_PAGES: z.coerce.number().int().positive().default(500),
   /** Pause between words of the offline model's answers. */
   OFFLINE_MODEL_DELAY_MS: z.coerce.number().int().min(0).default(25),
   APPROVAL_TIMEOUT_S: z.coerce.number().int().positive().default(300),
@@ -142,7 +147,7 @@ export interface Config {
   events: { heartbeatMs: number; drainRetryAfterMs: number };
   jobs: { heartbeatS: number; superviseS: number; pollS: number; concurrency: number; retryLimit: number };
   keyEncryptionKey: string | undefined;
-  attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean };
+  attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean; pdf: { maxMb: number; workers: number; maxPages: number } };
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
   /** The tool policy file (server/policy); unset: the built-in defaults alone. */
   policy: { file: string | undefined; tenantCacheS: number };
@@ -209,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,
       maxBytesPerTurn: e.ATTACHMENT_MAX_BYTES_PER_TURN,
       vision: e.OPENAI_VISION,
+      pdf: { maxMb: e.ATTACHMENT_PDF_MAX_MB, workers: e.ATTACHMENT_PDF_WORKERS, maxPages: e.ATTACHMENT_PDF_MAX_PAGES },
     },
     tools: {
       file: e.TOOLS_FILE ? resolve(e.TOOLS_FILE) : undefined,

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { findExtract, saveExtract } from '../db/attachment-extracts.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Extracted } from './extract.ts';
+import { isLimitNote } from './pdf-limits.ts';
 
 export interface ExtractCache {
   get(contentHash: string): Promise<Extracted | null>;
@@ -29,8 +30,9 @@ export function createPgExtractCache(db: Queryable): ExtractCache {
 }
 
 /**
- * Returns the cached extract or runs `extract` and stores its result (failures included). A cache
- * that is down costs a parse, never the turn.
+ * Returns the cached extract or runs `extract` and stores its result (failures included, except
+ * those of this process's limits: a PDF too large or too slow today is read once a limit is
+ * raised). A cache that is down costs a parse, never the turn.
  */
 export async function cachedExtract(cache: ExtractCache | undefined, bytes: Uint8Array, kind: string, extract: () => Promise<Extracted>): Promise<Extracted> {
   if (!cache) return extract();
@@ -38,6 +40,7 @@ export async function cachedExtract(cache: ExtractCache | undefined, bytes: Uint
   const hit = await cache.get(hash).catch(() => null);
   if (hit) return hit;
   const fresh = await extract();
+  if ('error' in fresh && isLimitNote(fresh.error)) return fresh;
   await cache.put(hash, kind, fresh).catch(() => {});
   return fresh;
 }

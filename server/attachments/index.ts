@@ -8,6 +8,7 @@ export { prepareAttachments, type AttachmentDeps } from './prepare.ts';
 export { createPgExtractCache, contentHash, type ExtractCache } from './cache.ts';
 export { classifyFile } from './classify.ts';
 export { allocateBudget, cutToBudget } from './budget.ts';
-export { extractPdfOffThread } from './off-thread.ts';
+export { createPdfReader, type PdfReader } from './pdf-reader.ts';
+export { PDF_LIMIT_DEFAULTS, type PdfLimits } from './pdf-limits.ts';
 export { ATTACHMENT_OPEN } from './notes.ts';
 export type * from './types.ts';

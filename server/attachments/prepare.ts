@@ -12,7 +12,7 @@ import { allocateBudget, cutToBudget } from './budget.ts';
 import { cachedExtract, type ExtractCache } from './cache.ts';
 import { classifyFile, SNIFF_BYTES } from './classify.ts';
 import { decodeText } from './extract.ts';
-import { extractPdfOffThread } from './off-thread.ts';
+import { defaultPdfReader, type PdfReader } from './pdf-reader.ts';
 import { budgetSpentNote, cutBody, failedNote, formatSize, frame, unreadNote, userNote, type FileFacts } from './notes.ts';
 import type { AttachmentInput, AttachmentKind, AttachmentReport, AttachmentSettings, ContentPart, PreparedAttachments, ReadAttachment } from './types.ts';
 
@@ -20,6 +20,11 @@ export interface AttachmentDeps<Ref> {
   readFile: ReadAttachment<Ref>;
   settings: AttachmentSettings;
   cache?: ExtractCache;
+  /**
+   * The process's PDF reader, made once from `settings.pdf` (createPdfReader): its worker cap holds
+   * across turns only if turns share it. Unset: a shared reader at the default limits.
+   */
+  pdf?: PdfReader;
   /** The frame's nonce; random per turn by default. */
   nonce?: () => string;
 }
@@ -44,7 +49,8 @@ async function load<Ref>(file: AttachmentInput<Ref>, deps: AttachmentDeps<Ref>):
   if (kind === 'text') return { facts, kind, text: decodeText(bytes) };
   if (kind === 'image') return { facts, kind, image: bytes };
   if (kind === 'pdf') {
-    const extracted = await cachedExtract(deps.cache, bytes, kind, () => extractPdfOffThread(bytes));
+    const reader = deps.pdf ?? defaultPdfReader();
+    const extracted = await cachedExtract(deps.cache, bytes, kind, () => reader.read(bytes));
     return 'error' in extracted ? { facts, kind, error: extracted.error } : { facts, kind, text: extracted.text };
   }
   return { facts, kind };

@@ -3,6 +3,7 @@
  * comes out (content parts for the model, a status per file for the transcript and the UI).
  * @module
  */
+import type { PdfLimits } from './pdf-limits.ts';
 
 /** How a file is handed to the model. */
 export type AttachmentKind = 'text' | 'pdf' | 'image' | 'other';
@@ -43,6 +44,8 @@ export interface AttachmentSettings {
   maxBytesPerTurn: number;
   /** The model accepts image parts. */
   vision: boolean;
+  /** Memory, concurrency and page limits of PDF reading (pdf-limits.ts); unset: the defaults. */
+  pdf?: Partial<PdfLimits>;
 }
 
 /** Everything prepared for one turn. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import { createPgExtractCache, prepareAttachments, type AttachmentReport, type AttachmentSettings, type PreparedAttachments } from '../attachments/index.ts';
+import { createPdfReader, createPgExtractCache, prepareAttachments, type AttachmentReport, type AttachmentSettings, type PreparedAttachments } from '../attachments/index.ts';
 import type { Queryable } from '../db/index.ts';
 import type { FileRef } from './input.ts';
 
@@ -20,10 +20,12 @@ export type ReportedFileRef = FileRef & Partial<Pick<AttachmentReport, 'kind' | 
 
 export function createChatAttachments(options: { db: Queryable; settings: AttachmentSettings }): PrepareChatAttachments {
   const cache = createPgExtractCache(options.db);
+  // One reader for every turn of the process: its cap on PDF workers is per process, not per turn.
+  const pdf = createPdfReader(options.settings.pdf);
   return (files, storedPaths) =>
     prepareAttachments(
       files.map((f, i) => ({ ref: storedPaths[i], name: f.orig_name ?? f.path.split(/[\\/]/).pop() ?? 'file', mimeType: f.mime_type })),
-      { readFile: (path: string) => readFile(path), settings: options.settings, cache },
+      { readFile: (path: string) => readFile(path), settings: options.settings, cache, pdf },
     );
 }
 

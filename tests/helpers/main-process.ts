@@ -16,8 +16,9 @@ export interface MainProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function startMain(args: string[], env: Record<string, string>): Promise<MainProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+/** `nodeArgs` go before the script (`--max-old-space-size=768`: the memory fault tests). */
+export function startMain(args: string[], env: Record<string, string>, options: { nodeArgs?: string[] } = {}): Promise<MainProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts', ...args], {
     // Tests log in as the demo users; with DATABASE_URL set they are off unless asked for.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', DEMO_USERS: 'true', DEMO_PASSWORD: 'demo-password-1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,12 +1,17 @@
 /**
- * PDF extraction off the main thread: the worker entry runs under plain Node (no loader), and a
- * slow PDF is given up with a note.
+ * PDF extraction off the main thread, with real workers: the worker entry runs under plain Node
+ * (no loader); a slow PDF is given up with a note; a PDF over the page cap is not read; a PDF too
+ * big for the reader's memory is stopped with a note (the process-level test of the same is
+ * fault-pdf-bomb.test.ts).
  */
 import { Worker } from 'node:worker_threads';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractPdfOffThread } from '../../server/attachments/off-thread.ts';
+import { createPdfReader } from '../../server/attachments/pdf-reader.ts';
+import { manyPagePdf } from '../helpers/pdf-bomb.ts';
 
+const LIMITS = { maxMb: 256, maxPages: 500, timeoutMs: 30_000 };
 let big: Uint8Array;
 beforeAll(async () => {
   const doc = await PDFDocument.create();
@@ -20,7 +25,7 @@ beforeAll(async () => {
 
 describe('extractPdfOffThread', () => {
   it('the worker entry itself runs in a plain worker thread and posts the text', async () => {
-    const worker = new Worker(new URL('../../server/attachments/pdf-worker.ts', import.meta.url), { workerData: big });
+    const worker = new Worker(new URL('../../server/attachments/pdf-worker.ts', import.meta.url), { workerData: { bytes: big, maxPages: 500 } });
     const result = await new Promise<{ text?: string; pages?: number; error?: string }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -31,6 +36,21 @@ describe('extractPdfOffThread', () => {
   });
 
   it('gives up a PDF that takes too long, with a note', async () => {
-    expect(await extractPdfOffThread(big, 1)).toEqual({ error: 'reading the PDF took longer than 1 ms' });
+    expect(await extractPdfOffThread(big, { ...LIMITS, timeoutMs: 1 })).toEqual({ error: 'reading the PDF took longer than 1 ms' });
+  });
+
+  it('reads a PDF of exactly the page cap, and gives a note for one page more, without reading it', async () => {
+    const three = manyPagePdf(3);
+    const read = await extractPdfOffThread(three, { ...LIMITS, maxPages: 3 });
+    expect(read).toMatchObject({ pages: 3, text: expect.stringContaining('[page 3]\npage 3: the quick brown fox') });
+    expect(await extractPdfOffThread(three, { ...LIMITS, maxPages: 2 })).toEqual({ error: 'too large (3 pages; at most 2 are read)' });
+  });
+
+  it('stops a reader past its memory and says the PDF is too large (20,000 pages, page cap lifted, 64 MB)', async () => {
+    const started = Date.now();
+    const result = await createPdfReader({ maxMb: 64, maxPages: 100_000 }).read(manyPagePdf(20_000));
+    expect(result).toEqual({ error: 'too large (the PDF reader ran out of its 64 MB of memory)' });
+    // Stopped as it passed 64 MB, long before the 30 s limit (a 256 MB reader takes ~5 s to fill).
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

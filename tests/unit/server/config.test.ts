@@ -31,19 +31,26 @@ describe('loadConfig: TRUST_PROXY', () => {
 });
 
 describe('loadConfig: attachments', () => {
-  it('defaults: 100 000 bytes per file, 250 000 per turn, no vision', () => {
-    expect(loadConfig({}).attachments).toEqual({ maxBytesPerFile: 100_000, maxBytesPerTurn: 250_000, vision: false });
+  it('defaults: 100 000 bytes per file, 250 000 per turn, no vision; PDFs: 256 MB per reader, 2 readers, 500 pages', () => {
+    expect(loadConfig({}).attachments).toEqual({ maxBytesPerFile: 100_000, maxBytesPerTurn: 250_000, vision: false, pdf: { maxMb: 256, workers: 2, maxPages: 500 } });
   });
 
   it('reads the settings', () => {
-    const env = { ATTACHMENT_MAX_BYTES_PER_FILE: '4000', ATTACHMENT_MAX_BYTES_PER_TURN: '6000', OPENAI_VISION: 'true' };
-    expect(loadConfig(env).attachments).toEqual({ maxBytesPerFile: 4000, maxBytesPerTurn: 6000, vision: true });
+    const env = {
+      ATTACHMENT_MAX_BYTES_PER_FILE: '4000', ATTACHMENT_MAX_BYTES_PER_TURN: '6000', OPENAI_VISION: 'true',
+      ATTACHMENT_PDF_MAX_MB: '128', ATTACHMENT_PDF_WORKERS: '3', ATTACHMENT_PDF_MAX_PAGES: '50',
+    };
+    expect(loadConfig(env).attachments).toEqual({ maxBytesPerFile: 4000, maxBytesPerTurn: 6000, vision: true, pdf: { maxMb: 128, workers: 3, maxPages: 50 } });
   });
 
   it.each([
     ['ATTACHMENT_MAX_BYTES_PER_FILE', '0'],
     ['ATTACHMENT_MAX_BYTES_PER_TURN', 'lots'],
     ['OPENAI_VISION', 'maybe'],
+    // A reader takes ~35 MB before its first page: below 64 MB most PDFs would be "too large".
+    ['ATTACHMENT_PDF_MAX_MB', '32'],
+    ['ATTACHMENT_PDF_WORKERS', '0'],
+    ['ATTACHMENT_PDF_MAX_PAGES', '1.5'],
   ])('refuses %s=%j', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(new RegExp(name));
   });
