@@ -11,10 +11,17 @@ export type ApprovalOutcome = 'approved' | 'denied' | 'expired';
 /** The wire's `confirm_resolved.result`. */
 export type ResolvedResult = 'confirmed' | 'denied' | 'expired';
 
+/**
+ * Why an approval was resolved, in v1's words: on the ledger's `approval.resolved`, the wire's
+ * `confirm_resolved` and the stored card, so a client can tell "Denied" from "Denied (new message)".
+ */
+export const APPROVAL_REASONS = ['user_confirmed', 'user_denied', 'approval_timeout', 'superseded_by_new_message'] as const;
+export type ApprovalReason = (typeof APPROVAL_REASONS)[number];
+
 export interface Resolution {
   outcome: ApprovalOutcome;
   result: ResolvedResult;
-  reason: string;
+  reason: ApprovalReason;
   decision: ApprovalDecision;
 }
 
@@ -31,7 +38,7 @@ export function resolvePendingApproval({ expiresAt, action, now }: { expiresAt: 
   return { outcome: 'denied', result: 'denied', reason: SUPERSEDED, decision: { approved: false, reason: 'superseded' } };
 }
 
-const SUPERSEDED = 'superseded_by_new_message';
+const SUPERSEDED: ApprovalReason = 'superseded_by_new_message';
 
 /** The decision a stored resolution carries to the graph (rows decided in an earlier turn). */
 export function decisionOf(row: { status: ApprovalOutcome; reason: string | null }): ApprovalDecision {

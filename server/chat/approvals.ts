@@ -12,12 +12,13 @@ import { approvalPrompt } from '../operations/index.ts';
 import type { PolicyStamp } from '../policy/index.ts';
 import type { DecisionOrigin } from '../engine/types.ts';
 import { auditDecision } from './approval-audit.ts';
-import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ResolvedResult } from './approval-policy.ts';
+import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ApprovalReason, type ResolvedResult } from './approval-policy.ts';
 import type { ChatAction } from './input.ts';
 
 export interface ResolvedApproval {
   approvalId: string;
   result: ResolvedResult;
+  reason: ApprovalReason;
   /** The row as the decision left it. */
   approval: Approval;
 }
@@ -47,7 +48,7 @@ export async function decideApprovals(
     if (!row) continue;
     // Audited here, in the decision's transaction: the one step every decision passes.
     await auditDecision(db, { approval: row, result: resolution.result, decider: row.decider, note: turn.note ?? null, origin: turn.origin });
-    resolved.push({ approvalId: row.id, result: resolution.result, approval: row });
+    resolved.push({ approvalId: row.id, result: resolution.result, reason: resolution.reason, approval: row });
   }
   return resolved;
 }

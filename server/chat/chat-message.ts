@@ -6,6 +6,7 @@
 import type { AgentEvent } from '../agent/index.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { PolicyStamp } from '../policy/index.ts';
+import type { ApprovalReason } from './approval-policy.ts';
 import type { ReportedFileRef } from './attachments.ts';
 
 export type ChatMetadata =
@@ -24,7 +25,7 @@ export type ChatMetadata =
       expires_at: string;
       timeout_s: number;
     }
-  | { type: 'confirm_resolved'; result: 'confirmed' | 'denied' | 'expired'; approval_id: string }
+  | { type: 'confirm_resolved'; result: 'confirmed' | 'denied' | 'expired'; approval_id: string; reason?: ApprovalReason }
   | { type: 'error'; code: ErrorCode; detail: string; retryable: boolean }
   | { type: 'attachments'; files: ReportedFileRef[] };
 

@@ -45,7 +45,7 @@ export class ChatProjection {
         return [{ type: 'confirm_required', prompt: p.prompt, thread_id: conversationId, approval_id: p.approval_id, tool: p.tool, input: p.input, expires_at: p.expires_at, timeout_s: p.timeout_s }];
       }
       case 'approval.resolved':
-        return [{ type: 'confirm_resolved', result: event.payload.result, approval_id: event.payload.approval_id }];
+        return [{ type: 'confirm_resolved', result: event.payload.result, approval_id: event.payload.approval_id, ...(event.payload.reason ? { reason: event.payload.reason } : {}) }];
       case 'run.finished': {
         const p = event.payload;
         if (p.status !== 'failed') return [];

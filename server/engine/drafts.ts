@@ -32,7 +32,7 @@ export function approvalRequestedDraft(runId: string, a: OpenedApproval): EventD
 }
 
 export function approvalResolvedDraft(runId: string, r: ResolvedApproval): EventDraft {
-  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result } };
+  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason } };
 }
 
 /** The answer segment streamed so far, or nothing when it is empty and nothing marks it. */

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from 'zod';
+import { APPROVAL_REASONS } from '../chat/approval-policy.ts';
 
 const RunId = z.uuid();
 /** A file on a user message, with what the model got of it (chat/attachments.ts ReportedFileRef). */
@@ -49,7 +50,8 @@ export const PAYLOADS = {
     timeout_s: z.number().int().positive(),
     policy: PolicySchema.optional(),
   }),
-  'approval.resolved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']) }),
+  // `reason` (issue 23): absent on events written before it.
+  'approval.resolved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']), reason: z.enum(APPROVAL_REASONS).optional() }),
   'assistant.message': z.strictObject({
     run_id: RunId,
     text: z.string(),

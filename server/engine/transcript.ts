@@ -9,6 +9,7 @@
  * @module
  */
 import type { OpenedApproval } from '../chat/approvals.ts';
+import type { ApprovalReason } from '../chat/approval-policy.ts';
 import { isDatabaseUnavailable, type Queryable } from '../db/index.ts';
 import { appendMessage, patchNewestByMetadata, updateMessage } from '../db/messages.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -150,8 +151,8 @@ export class Transcript {
     });
   }
 
-  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', tx: Queryable = this.#db): Promise<void> {
-    await this.#patchCard('approval_id', approvalId, { status }, tx);
+  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', reason: ApprovalReason, tx: Queryable = this.#db): Promise<void> {
+    await this.#patchCard('approval_id', approvalId, { status, reason }, tx);
   }
 
   /** Updates a card written by an earlier run (a resumed turn's tool, a paused turn's approval). */

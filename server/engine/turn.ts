@@ -102,7 +102,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       const decided = await commit(async (tx) => {
         const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, origin: input.origin };
         resolved = await decideApprovals(tx, turn, pendingApprovals);
-        for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, tx);
+        for (const r of resolved) await transcript.approvalResolved(r.approvalId, r.result, r.reason, tx);
         return resolved.map((r) => approvalResolvedDraft(runId, r));
       });
       deps.onApprovalsResolved?.(resolved);

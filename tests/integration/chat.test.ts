@@ -116,9 +116,15 @@ describe('/chat', () => {
     const id = first.final!.metadata.conversation_id;
     expect(first.final!.metadata.type).toBe('confirm_required');
     const second = await collect(chat(admin, "what's the health of db-primary", id));
-    expect(meta(second.messages[0])).toMatchObject({ type: 'confirm_resolved', result: 'denied' });
+    // Said, not silent (issue 23 item 3): the reason in v1's words on the wire, and the model's answer starts with what did not run.
+    expect(meta(second.messages[0])).toMatchObject({ type: 'confirm_resolved', result: 'denied', reason: 'superseded_by_new_message' });
     expect(second.types).toContain('tool_end');
     expect(second.status).toBe('complete');
+    expect(second.final!.content).toMatch(/^I did not start maintenance .*: the request was replaced by a newer message, so nothing was changed\./);
+    const { rows: cards } = await db.pool.query("SELECT metadata FROM messages WHERE conversation_id = $1 AND metadata->>'type' = 'approval'", [id]);
+    expect(cards[0].metadata).toMatchObject({ status: 'denied', reason: 'superseded_by_new_message' });
+    const { rows: resolved } = await db.pool.query("SELECT payload FROM conversation_events WHERE conversation_id = $1 AND kind = 'approval.resolved'", [id]);
+    expect(resolved[0].payload).toMatchObject({ result: 'denied', reason: 'superseded_by_new_message' });
     const maintenance = await db.pool.query("SELECT count(*) FROM maintenance_events WHERE service = 'db-primary' AND reason = 'disk upgrade'");
     expect(Number(maintenance.rows[0].count)).toBe(0);
   });

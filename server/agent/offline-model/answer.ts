@@ -195,6 +195,11 @@ function renderDescribed(r: ToolResult, obj: Record<string, unknown>): string {
   return rows && rows.length ? `${head}\n\n${renderTable(rows)}` : head;
 }
 
+/** Was this call answered as replaced by a newer message (the gate's SUPERSEDED)? */
+export function isSuperseded(r: ToolResult): boolean {
+  return errorOf(parse(r.content))?.code === 'SUPERSEDED';
+}
+
 /** The answer to the results of the last assistant turn's tool calls. */
 export function renderToolResults(results: ToolResult[]): string {
   return results

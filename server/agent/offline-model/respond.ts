@@ -3,7 +3,7 @@
  * which tools to call. Pure; the HTTP layer in routes.ts only frames the decision.
  * @module
  */
-import { CLARIFY_MARKER, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
+import { CLARIFY_MARKER, isSuperseded, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
 import {
   ASKS_SUMMARY, ASKS_WHAT_WENT_WRONG, MENTIONS_FILE, parseAttachments, quoteErrorLines, summarizeAttachments, withoutAttachments,
   type FramedAttachment,
@@ -57,12 +57,12 @@ function safeJson(s: string): Record<string, unknown> {
   }
 }
 
-/** Tool messages at the end, paired with the calls of the assistant message before them. */
-function trailingResults(messages: ChatMessageIn[]): ToolResult[] {
-  let i = messages.length;
+/** The tool messages that end right before `end`, paired with the calls of the assistant message before them. */
+function resultsBefore(messages: ChatMessageIn[], end: number): ToolResult[] {
+  let i = end;
   while (i > 0 && messages[i - 1].role === 'tool') i--;
   const calls = messages[i - 1]?.tool_calls ?? [];
-  return messages.slice(i).map((m) => {
+  return messages.slice(i, end).map((m) => {
     const call = calls.find((c) => c.id === m.tool_call_id);
     return { name: call?.function.name ?? 'tool', args: call ? safeJson(call.function.arguments) : {}, content: textOf(m) };
   });
@@ -125,8 +125,19 @@ function attachmentAnswer(messages: ChatMessageIn[], text: string, hasIntents: b
 }
 
 /** Decides the reply to a chat request. */
+/**
+ * The answer to a message that replaced a pending approval starts by saying what did not happen
+ * (issue 23): the calls answered SUPERSEDED right before the latest user message.
+ */
 export function respond(messages: ChatMessageIn[], tools: OfferedTool[]): Decision {
-  if (messages.at(-1)?.role === 'tool') return { type: 'text', text: renderToolResults(trailingResults(messages)) };
+  const decision = decide(messages, tools);
+  if (decision.type !== 'text') return decision;
+  const replaced = resultsBefore(messages, messages.findLastIndex((m) => m.role === 'user')).filter(isSuperseded);
+  return replaced.length ? { type: 'text', text: `${renderToolResults(replaced)}\n\n${decision.text}` } : decision;
+}
+
+function decide(messages: ChatMessageIn[], tools: OfferedTool[]): Decision {
+  if (messages.at(-1)?.role === 'tool') return { type: 'text', text: renderToolResults(resultsBefore(messages, messages.length)) };
 
   const request = currentRequest(messages);
   let intents = request.followUp ? intentsOf(request.followUp, tools) : [];

@@ -7,7 +7,7 @@ const row = (id: string, status: Approval['status']): Approval => ({
   prompt: 'Deploy?', requestedBy: 'u', status, reason: status === 'pending' ? null : 'r', createdAt: new Date(0), expiresAt: new Date(1), resolvedAt: null, resolvedBy: null, resumedAt: null,
   policy: { scope: 'builtin', action: 'require_approval', matched: false },
 });
-const resolvedAs = (id: string, status: Approval['status']): ResolvedApproval => ({ approvalId: id, result: status === 'approved' ? 'confirmed' : 'denied', approval: row(id, status) });
+const resolvedAs = (id: string, status: Approval['status']): ResolvedApproval => ({ approvalId: id, result: status === 'approved' ? 'confirmed' : 'denied', reason: status === 'approved' ? 'user_confirmed' : 'user_denied', approval: row(id, status) });
 
 describe('decidedAfter — what a thread is owed right after a decision, without reading again', () => {
   const table: Array<[string, Approval[], ResolvedApproval[], Array<[string, Approval['status']]> | null]> = [
