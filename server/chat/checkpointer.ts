@@ -4,9 +4,8 @@
  * @module
  */
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import pg from 'pg';
 import { fastByteaArrayTypes } from '../db/bytea-array.ts';
-import { CONNECT_TIMEOUT_MS, withAdvisoryLock, type Pool } from '../db/index.ts';
+import { createPool, withAdvisoryLock, type Pool } from '../db/index.ts';
 import { OneStatementPostgresSaver } from './postgres-saver.ts';
 
 /**
@@ -17,8 +16,8 @@ export async function createCheckpointer(pool: Pool, databaseUrl: string): Promi
   const { rows } = await pool.query<{ schema: string }>('SELECT current_schema() AS schema');
   const schema = rows[0]?.schema ?? 'public';
   // Its checkpoint reads return nested bytea[] arrays: parsed by the fast parser (bytea-array.ts).
-  const saverPool = new pg.Pool({ connectionString: databaseUrl, max: 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types: fastByteaArrayTypes });
-  saverPool.on('error', () => {});
+  // createPool: upstream's setup and deleteThread check clients out; a lost one must not end the process.
+  const saverPool = createPool(databaseUrl, { max: 5, types: fastByteaArrayTypes });
   const saver = new OneStatementPostgresSaver(saverPool, { schema });
   await withAdvisoryLock(pool, 'airlock:checkpointer-setup', () => saver.setup());
   return saver;

@@ -1,5 +1,10 @@
 /**
  * The PostgreSQL pool and the `Queryable` type every db module takes first.
+ *
+ * No fault of PostgreSQL may end the process (issue 30): every client a pool hands out listens
+ * for 'error' for its whole life (`guardClients`), and the helpers below hand a client that failed
+ * back with its error, so the pool discards it instead of lending a broken or mid-transaction
+ * session to the next caller.
  * @module
  */
 import pg from 'pg';
@@ -17,57 +22,107 @@ export type PoolClient = pg.PoolClient;
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
-export function createPool(connectionString: string, options: { max?: number; connectTimeoutMs?: number } = {}): pg.Pool {
+export interface PoolOptions {
+  max?: number;
+  connectTimeoutMs?: number;
+  /** Type parsers (the checkpointer's fast bytea[] parser). */
+  types?: pg.CustomTypesConfig;
+}
+
+export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    ...(options.types ? { types: options.types } : {}),
   });
-  // An idle client's error (server restart) must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
+  return guardClients(pool);
+}
+
+/**
+ * pg-pool listens for a client's 'error' only while the client is idle (it takes its listener off
+ * at checkout). A connection that drops while checked out (a transaction, a LISTEN, a held lock)
+ * then emits 'error' with nobody listening, and node ends the process: "Unhandled 'error' event"
+ * (EPIPE, or "Connection terminated unexpectedly"). So each client gets a listener of its own as
+ * it connects ('connect' fires before the first checkout). It has nothing else to do: the work on
+ * that client sees the failure itself (its query rejects, or its next one, "not queryable"), and
+ * pg-pool discards a client that is not queryable when it is released.
+ */
+export function guardClients(pool: pg.Pool): pg.Pool {
+  pool.on('connect', (client) => client.on('error', ignore));
+  // An idle client's error (server restart) comes here; the next checkout opens a new connection.
+  pool.on('error', ignore);
   return pool;
+}
+
+function ignore(): void {}
+
+/**
+ * A client's release that acts once; later calls do nothing. A lost connection can emit 'error'
+ * twice (the socket's error, then its end) and its work fails too, so several paths may hand the
+ * same client back; pg-pool throws on a second release, and thrown inside an event listener that
+ * is an uncaught exception. `error` (or `true`) makes the pool discard the client.
+ */
+export function releaseOnce(client: pg.PoolClient): (error?: Error | boolean) => void {
+  let released = false;
+  return (error) => {
+    if (released) return;
+    released = true;
+    client.release(error);
+  };
 }
 
 /** Runs `fn` in a transaction on one client; rolls back when it throws. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    // A ROLLBACK that fails leaves the session in an unknown state: it must not go back to the pool.
+    await client.query('ROLLBACK').catch((e: Error) => void (broken = e));
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 
 /** Runs `fn` in a read-only REPEATABLE READ transaction: every query sees one snapshot. */
 export async function withSnapshot<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     return await fn(client);
   } finally {
-    await client.query('COMMIT').catch(() => {});
-    client.release();
+    await client.query('COMMIT').catch((e: Error) => void (broken = e));
+    client.release(broken);
   }
 }
 
-/** Runs `fn` while holding a session advisory lock, so two processes never run it at once. */
+/**
+ * Runs `fn` while holding a session advisory lock, so two processes never run it at once. A
+ * connection lost meanwhile has released the lock with the session: the unlock then fails and
+ * `fn`'s outcome stands (what it guards, the checkpointer's setup, is idempotent); the client is
+ * discarded, never returned holding a lock.
+ */
 export async function withAdvisoryLock<T>(pool: pg.Pool, key: string, fn: () => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
-    try {
-      return await fn();
-    } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
-    }
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  let broken: Error | undefined;
+  try {
+    return await fn();
   } finally {
-    client.release();
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch((e: Error) => void (broken = e));
+    client.release(broken);
   }
 }
 

@@ -246,7 +246,13 @@ export function createEngine(options: EngineOptions) {
      * killed peer is an orphan's owner at once (liveness.ts), so its runs settle within one sweep.
      */
     startRecovery(): { ready: Promise<string[]>; stop(): void } {
-      const sweep = () => recoverOrphanedRuns(pool, ledger).catch((err) => (options.log.error({ err }, 'run recovery failed'), []));
+      // This process's own runs whose end waits for the database (pendingWrites) are written first:
+      // after a long outage their leases have lapsed, and recovery would settle them as orphans with
+      // an empty answer, the kept one then dropped as "settled elsewhere" (issue 30).
+      const sweep = () =>
+        Promise.resolve(options.pendingWrites?.flush?.())
+          .then(() => recoverOrphanedRuns(pool, ledger))
+          .catch((err) => (options.log.error({ err }, 'run recovery failed'), []));
       const timer = setInterval(sweep, Math.min(SWEEP_S, options.leaseTtlS) * 1000);
       timer.unref();
       return { ready: sweep(), stop: () => clearInterval(timer) };

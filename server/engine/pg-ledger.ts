@@ -5,9 +5,8 @@
  * wakes subscribers in every process.
  * @module
  */
-import type pg from 'pg';
 import { getEventHead } from '../db/event-heads.ts';
-import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
+import { releaseOnce, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { validateDraft, type EventDraft, type LedgerEvent } from './events.ts';
 import { runIdOf, type CommitListener, type Ledger, type LedgerPage } from './ledger.ts';
 
@@ -27,10 +26,13 @@ const toEvent = (row: EventRow): LedgerEvent =>
 
 const COLUMNS = 'conversation_id, seq, run_id, kind, payload, created_at';
 
+type Release = ReturnType<typeof releaseOnce>;
+
 export class PgLedger implements Ledger {
   readonly #pool: Pool;
   readonly #listeners = new Map<string, Set<CommitListener>>();
-  #listener: Promise<pg.PoolClient> | null = null;
+  /** The LISTEN connection, as the release that hands it back (once: its error and close() may both try). */
+  #listener: Promise<Release> | null = null;
 
   constructor(pool: Pool) {
     this.#pool = pool;
@@ -76,27 +78,40 @@ export class PgLedger implements Ledger {
 
   async close(): Promise<void> {
     this.#listeners.clear();
-    const client = await this.#listener?.catch(() => null);
+    const release = await this.#listener?.catch(() => null);
     this.#listener = null;
-    client?.release(true);
+    release?.(true);
   }
 
-  /** One LISTEN connection per ledger, opened on the first subscriber and reopened after a loss. */
+  /**
+   * One LISTEN connection per ledger, opened on the first subscriber and reopened after a loss.
+   * A lost or half-opened connection is handed back with its error (exactly once), so the pool
+   * discards it: kept checked out, each outage would leak one of the pool's few connections.
+   */
   #listen(): void {
     if (this.#listener) return;
-    const opening = (async () => {
+    const opening: Promise<Release> = (async () => {
       const client = await this.#pool.connect();
-      const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
-      client.on('notification', (n) => this.#notified(n.payload ?? ''));
-      client.on('error', () => this.#lost(opening));
-      await client.query(`LISTEN "${(CHANNEL_PREFIX + rows[0].schema).replaceAll('"', '""')}"`);
-      return client;
+      const drop = releaseOnce(client);
+      try {
+        const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
+        client.on('notification', (n) => this.#notified(n.payload ?? ''));
+        client.on('error', (error) => {
+          drop(error);
+          this.#lost(opening);
+        });
+        await client.query(`LISTEN "${(CHANNEL_PREFIX + rows[0].schema).replaceAll('"', '""')}"`);
+        return drop;
+      } catch (error) {
+        drop(error as Error);
+        throw error;
+      }
     })();
     opening.catch(() => this.#lost(opening));
     this.#listener = opening;
   }
 
-  #lost(which: Promise<pg.PoolClient>): void {
+  #lost(which: Promise<Release>): void {
     if (this.#listener !== which) return;
     this.#listener = null;
     // Wake everyone: they re-read from their cursor, so nothing committed meanwhile is missed.

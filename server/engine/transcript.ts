@@ -57,6 +57,23 @@ export class Transcript {
     this.#answer = saved && { ...saved };
   }
 
+  /**
+   * Runs a commit that may end the answer segment (`endAnswer` in its transaction). When the
+   * commit fails (a connection lost mid-transaction rolls its writes back), the segment is as it
+   * was before, so the turn's error path still has the answer to keep and to write: without this,
+   * an answer ended in a transaction that never committed was gone from memory and from the table.
+   */
+  async atomically<T>(commit: () => Promise<T>): Promise<T> {
+    await this.#flushing; // a background write may still be giving the segment its row id
+    const before = this.#answer && { ...this.#answer };
+    try {
+      return await commit();
+    } catch (error) {
+      this.#answer = before;
+      throw error;
+    }
+  }
+
   /** The answer text of the current segment (not yet ended). */
   get answerText(): string {
     return this.#answer?.text ?? '';

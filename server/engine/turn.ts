@@ -43,8 +43,8 @@ export interface TurnDeps {
   onApprovalsResolved?: (resolved: ResolvedApproval[]) => void;
   /** Told after a pause committed its approvals (the headless API schedules their expiry). */
   onApprovalsOpened?: (approvals: Array<{ approvalId: string; expiresAt: Date }>) => void;
-  /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits). */
-  pendingWrites?: { defer(label: string, write: () => Promise<void>): void };
+  /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits); `flush` tries now. */
+  pendingWrites?: { defer(label: string, write: () => Promise<void>): void; flush?(): Promise<void> };
 }
 
 
@@ -75,7 +75,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
   let settled = false;
   let finishedStart: Extract<AgentEvent, { type: 'tool_start' }> | null = null;
   const commit = (drafts: (tx: Queryable) => Promise<EventDraft[]>): Promise<LedgerEvent[]> =>
-    withTransaction(deps.pool, async (tx) => deps.ledger.append(conversationId, await drafts(tx), { tx }));
+    transcript.atomically(() => withTransaction(deps.pool, async (tx) => deps.ledger.append(conversationId, await drafts(tx), { tx })));
   /**
    * Settles the run row and the conversation lease (released, or handed to the approval) in the
    * transaction of run.finished: whoever sees the end may send the next message at once.

@@ -27,7 +27,7 @@ async function startQueue(taken: string[]): Promise<JobQueue> {
     databaseUrl: db.url,
     settings: { heartbeatS: 10, superviseS: 1, pollS: POLL_S, concurrency: 2, retryLimit: 0 },
     handlers: { run: async (runId) => void taken.push(runId), expire: async () => {} },
-    log: { error: () => {} },
+    log: { error: () => {}, warn: () => {} },
   });
   queues.push(queue);
   return queue;

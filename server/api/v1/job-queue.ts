@@ -10,7 +10,7 @@
  * @module
  */
 import { PgBoss, type Job } from 'pg-boss';
-import type { Pool } from '../../db/index.ts';
+import { isDatabaseUnavailable, type Pool } from '../../db/index.ts';
 
 export const RUN_QUEUE = 'agent-run';
 export const EXPIRY_QUEUE = 'approval-expiry';
@@ -52,7 +52,19 @@ export function jobSchemaFor(currentSchema: string): string {
   return currentSchema === 'public' ? 'pgboss' : `${currentSchema}_pgboss`.slice(0, 63);
 }
 
-export async function startJobQueue(options: { pool: Pool; databaseUrl: string; settings: JobQueueSettings; handlers: JobHandlers; log: { error(obj: object, msg?: string): void } }): Promise<JobQueue> {
+/**
+ * Pure: how a pg-boss 'error' is logged. pg-boss handles its own connections (each checked-out
+ * client and its LISTEN client listen for 'error', and it reconnects), and emits what it saw: a lost
+ * connection is a warning, and never carries the pg client that pg-pool attaches to it (a whole
+ * connection object in every log line).
+ */
+export function jobQueueLogEntry(err: unknown): { level: 'warn' | 'error'; obj: object; msg: string } {
+  if (!isDatabaseUnavailable(err)) return { level: 'error', obj: { err }, msg: 'job queue error' };
+  const { message, code } = err as { message?: string; code?: string };
+  return { level: 'warn', obj: { err: { message, code } }, msg: 'job queue: database unavailable' };
+}
+
+export async function startJobQueue(options: { pool: Pool; databaseUrl: string; settings: JobQueueSettings; handlers: JobHandlers; log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void } }): Promise<JobQueue> {
   const { settings, handlers, log } = options;
   const { rows } = await options.pool.query<{ schema: string }>('SELECT current_schema() AS schema');
   const boss = new PgBoss({
@@ -64,7 +76,10 @@ export async function startJobQueue(options: { pool: Pool; databaseUrl: string; 
     monitorIntervalSeconds: settings.superviseS,
     registerInstance: false,
   });
-  boss.on('error', (err) => log.error({ err }, 'job queue error'));
+  boss.on('error', (err) => {
+    const entry = jobQueueLogEntry(err);
+    log[entry.level](entry.obj, entry.msg);
+  });
   await boss.start();
   const queue = { notify: true, retryLimit: settings.retryLimit, retryDelay: 1, deleteAfterSeconds: 7 * 24 * 3600 };
   await boss.createQueue(RUN_QUEUE, { ...queue, heartbeatSeconds: settings.heartbeatS, expireInSeconds: 6 * 3600 });

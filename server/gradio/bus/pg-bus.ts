@@ -29,6 +29,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { releaseOnce } from '../../db/pool.ts';
 import { mayCancel, type CancelClaim, type EventOwnership } from '../ownership.ts';
 import { batchOps, INLINE_MAX, orphanCompletion } from './frames.ts';
 import { BusMirror, type BusOp } from './mirror.ts';
@@ -41,6 +42,15 @@ const CANCEL_CHANNEL = 'airlock_gradio_cancel:';
 const MAIL_CHANNEL = 'airlock_gradio_mail:';
 /** A payload starting with this names a spilled batch by id. */
 const REF = '#';
+
+/**
+ * A connection this replica keeps checked out, with the release that hands it back once: its
+ * 'error' (possibly emitted twice), a failed statement and close() may all try.
+ */
+interface Held {
+  client: pg.PoolClient;
+  release: ReturnType<typeof releaseOnce>;
+}
 
 export interface PgBusOptions {
   pool: pg.Pool;
@@ -73,8 +83,8 @@ export class PgSessionBus implements SessionBus {
   #idle: Array<() => void> = [];
   /** Bus operations in arrival order (a spilled batch is read before anything after it). */
   readonly #inbound = new OrderedInbox((payload) => this.#unspill(payload), (json) => this.#apply(JSON.parse(json) as BusOp[]), (error) => this.#options.log?.warn({ err: error }, 'bus message failed'));
-  #listener: pg.PoolClient | null = null;
-  #publishing: Promise<pg.PoolClient> | null = null;
+  #listener: Held | null = null;
+  #publishing: Promise<Held> | null = null;
   #schema = '';
   #cancel: LocalCancel = () => {};
   #forgotten: (sessionHash: string) => void = () => {};
@@ -327,7 +337,7 @@ export class PgSessionBus implements SessionBus {
         // The connection may be the problem: the next batch opens another.
         const broken = this.#publishing;
         this.#publishing = null;
-        void broken?.then((client) => client.release(true)).catch(() => {});
+        void broken?.then((held) => held.release(true)).catch(() => {});
         this.#options.log?.warn({ err: error, dropped: ops.length }, 'bus publish failed');
       }
     }
@@ -344,7 +354,7 @@ export class PgSessionBus implements SessionBus {
    */
   async #notify(batches: string[], finished: string[]): Promise<void> {
     const channel = BUS_CHANNEL + this.#schema;
-    const client = await this.#publisher();
+    const { client } = await this.#publisher();
     for (let i = 0; i < batches.length; i++) {
       const ended = i === batches.length - 1 ? finished : [];
       if (Buffer.byteLength(batches[i]) > INLINE_MAX) {
@@ -370,14 +380,15 @@ export class PgSessionBus implements SessionBus {
   }
 
   /** The publishing connection, opened on first use and again after a loss. */
-  #publisher(): Promise<pg.PoolClient> {
+  #publisher(): Promise<Held> {
     if (!this.#publishing) {
       const opening = this.#pool.connect().then((client) => {
-        client.on('error', () => {
+        const held = { client, release: releaseOnce(client) };
+        client.on('error', (error) => {
           if (this.#publishing === opening) this.#publishing = null;
-          client.release(true);
+          held.release(error);
         });
-        return client;
+        return held;
       });
       opening.catch(() => {
         if (this.#publishing === opening) this.#publishing = null;
@@ -389,6 +400,18 @@ export class PgSessionBus implements SessionBus {
 
   async #listen(): Promise<void> {
     const client = await this.#pool.connect();
+    const held = { client, release: releaseOnce(client) };
+    try {
+      await this.#subscribe(held);
+    } catch (error) {
+      held.release(error as Error); // half-opened: never kept, never leaked from the pool
+      throw error;
+    }
+    if (this.#closed) held.release(true); // reopened after a loss while the bus was closing
+    else this.#listener = held;
+  }
+
+  async #subscribe({ client, release }: Held): Promise<void> {
     const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
     this.#schema = rows[0].schema;
     const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -397,7 +420,10 @@ export class PgSessionBus implements SessionBus {
       else if (n.channel === CANCEL_CHANNEL + this.#schema) this.#cancelled(n.payload ?? '');
       else if (n.channel === MAIL_CHANNEL + this.#schema) this.#mail.push(n.payload ?? '');
     });
-    client.on('error', () => this.#lost(client));
+    client.on('error', (error) => {
+      release(error);
+      this.#lost(client);
+    });
     await client.query(`LISTEN ${quote(BUS_CHANNEL + this.#schema)}`);
     await client.query(`LISTEN ${quote(CANCEL_CHANNEL + this.#schema)}`);
     await client.query(`LISTEN ${quote(MAIL_CHANNEL + this.#schema)}`);
@@ -408,14 +434,12 @@ export class PgSessionBus implements SessionBus {
        ON CONFLICT (replica) DO UPDATE SET backend_pid = EXCLUDED.backend_pid, backend_start = EXCLUDED.backend_start`,
       [this.replica],
     );
-    this.#listener = client;
   }
 
   /** The LISTEN connection broke: notifications in between are lost, so reopen and carry on (documented limit). */
   #lost(client: pg.PoolClient): void {
-    if (this.#listener !== client || this.#closed) return;
+    if (this.#listener?.client !== client || this.#closed) return;
     this.#listener = null;
-    client.release(true);
     const retry = () => {
       if (this.#closed) return;
       this.#listen().catch(() => setTimeout(retry, 500).unref());
