@@ -67,6 +67,8 @@ export default async function globalSetup() {
     // Both deployments sign with the one key in the shared database, so they share its sealing key.
     KEY_ENCRYPTION_KEY: 'e2e-key-encryption-key-0123456789abcdef',
     OFFLINE_MODEL_DELAY_MS: '30',
+    // Two gateways on one database: without it the second refuses to start (issue 23 item 8).
+    REPLICAS: 'true',
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
   };
   const notesDir = join(dir, 'notes');
