@@ -11,7 +11,7 @@ import { HumanMessage } from '@langchain/core/messages';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { createAgentGraph } from '../server/agent/graph.ts';
 import { createChatModel } from '../server/agent/model.ts';
-import { OneStatementPostgresSaver } from '../server/chat/postgres-saver.ts';
+import { OneStatementPostgresSaver } from '../server/agent/postgres-saver.ts';
 import { startChild } from './children.ts';
 import { openBenchDatabase, percentile } from './support.ts';
 

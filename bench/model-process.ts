@@ -2,7 +2,7 @@
  * The offline model as its own process (argv[2] = pause between words in ms), so a bench can
  * read the gateway's CPU apart from the model's. Sends {baseUrl} to the parent once listening.
  */
-import { startOfflineModelServer } from '../server/chat/offline-model-server.ts';
+import { startOfflineModelServer } from '../server/agent/offline-model/server.ts';
 import { traceSql } from './trace-sql.ts';
 
 // The model's requests in the trace too: when each reaches the model, next to the gateway's queries.

@@ -6,7 +6,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPool, runMigrations, startEmbeddedPostgres, type Pool } from '../server/db/index.ts';
-import { jobSchemaFor } from '../server/api/v1/job-queue.ts';
+import { jobSchemaFor } from '../server/v1/job-queue.ts';
 
 export interface BenchDatabase {
   /** Connection string whose search_path is the bench schema. */

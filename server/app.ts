@@ -11,7 +11,7 @@ import { loggerOptions } from './log-format.ts';
 import { serializeRequest } from './log-redact.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
 import { apiRoutes } from './api/index.ts';
-import { gatewayRoutes } from './chat/index.ts';
+import { gatewayRoutes } from './gateway.ts';
 import { webRoutes } from './web/index.ts';
 import { createServiceTokenVerifier, createUserTokenVerifier } from './auth/index.ts';
 import { prometheusRoute } from './metrics/route.ts';

@@ -6,8 +6,8 @@
 import type { AgentEvent } from '../agent/index.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { PolicyStamp } from '../policy/index.ts';
-import type { ApprovalReason } from './approval-policy.ts';
-import type { ReportedFileRef } from './attachments.ts';
+import type { ApprovalReason } from '../approvals/rules.ts';
+import type { ReportedFileRef } from '../engine/attachments.ts';
 
 export type ChatMetadata =
   | { type: 'stream_token'; token: string }

@@ -6,7 +6,7 @@
  */
 import type { LiveEvent } from '../engine/index.ts';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
-import type { ReportedFileRef } from './attachments.ts';
+import type { ReportedFileRef } from '../engine/attachments.ts';
 import type { ChatMetadata } from './chat-message.ts';
 
 const asCode = (code: string | null | undefined): ErrorCode => (code && code in ERROR_CODES ? (code as ErrorCode) : 'INTERNAL');

@@ -1,7 +1,7 @@
 /**
  * The agent_runs and agent_run_turns tables (migration 101): headless runs and the engine turns
  * each one is made of. Reads join the newest turn's engine run, whose status the run's status is
- * derived from (api/v1/run-status.ts).
+ * derived from (v1/run-status.ts).
  * @module
  */
 import type { ToolPolicy } from '../agent/tool-policy.ts';
@@ -127,7 +127,7 @@ export async function getAgentRun(q: Queryable, id: string): Promise<AgentRun | 
  * tenant's work), else that user's. `before` is the id of the previous page's last row (the keyset
  * cursor is its (created_at, id), read here: a JS Date would drop created_at's microseconds).
  * `statuses`: only runs whose (row status, newest turn status) is one of these pairs (the derived
- * status of api/v1/run-status.ts `statusPairs`), filtered here, before the LIMIT, so a page is full.
+ * status of v1/run-status.ts `statusPairs`), filtered here, before the LIMIT, so a page is full.
  */
 export async function listAgentRuns(
   q: Queryable,

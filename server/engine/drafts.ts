@@ -4,7 +4,7 @@
  * @module
  */
 import type { AgentEvent } from '../agent/index.ts';
-import type { OpenedApproval, ResolvedApproval } from '../chat/approvals.ts';
+import type { OpenedApproval, ResolvedApproval } from '../approvals/steps.ts';
 import type { EventDraft, RunStatus } from './events.ts';
 
 type ToolResultEvent = Extract<AgentEvent, { type: 'tool_end' | 'tool_error' }>;

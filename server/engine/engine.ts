@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AgentRuntime } from '../agent/index.ts';
-import type { ResolvedApproval } from '../chat/approvals.ts';
-import { ConversationLease } from '../chat/lease.ts';
+import type { ResolvedApproval } from '../approvals/steps.ts';
+import { ConversationLease } from './lease.ts';
 import { listUnresumedApprovals, type Approval } from '../db/approvals.ts';
 import type { Pool } from '../db/index.ts';
 import { findRunByRequest, finishRun, renewRunLease, type Run } from '../db/runs.ts';

@@ -6,10 +6,10 @@
  * @module
  */
 import { z } from 'zod';
-import { APPROVAL_REASONS } from '../chat/approval-policy.ts';
+import { APPROVAL_REASONS } from '../approvals/rules.ts';
 
 const RunId = z.uuid();
-/** A file on a user message, with what the model got of it (chat/attachments.ts ReportedFileRef). */
+/** A file on a user message, with what the model got of it (engine/attachments.ts ReportedFileRef). */
 const FileRefSchema = z.strictObject({
   path: z.string().min(1),
   orig_name: z.string().optional(),

@@ -2,7 +2,7 @@
  * Finishing runs whose owner died: a running run whose lease lapsed gets run.finished
  * failed / process_exit (and an error answer in history), so no conversation shows a spinner
  * forever. A run whose ledger ends in an approved approval.resolved with no tool.result after it
- * is left to the approval recovery (chat/recovery.ts), which resumes it in a new run; once the
+ * is left to the approval recovery (approvals/recovery.ts), which resumes it in a new run; once the
  * conversation has moved on, the orphan is finished quietly (the new run carries the answer).
  * @module
  */

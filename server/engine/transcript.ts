@@ -8,8 +8,8 @@
  * the text in memory for the next write.
  * @module
  */
-import type { OpenedApproval } from '../chat/approvals.ts';
-import type { ApprovalReason } from '../chat/approval-policy.ts';
+import type { OpenedApproval } from '../approvals/steps.ts';
+import type { ApprovalReason } from '../approvals/rules.ts';
 import { isDatabaseUnavailable, type Queryable } from '../db/index.ts';
 import { appendMessage, patchNewestByMetadata, updateMessage } from '../db/messages.ts';
 import type { ErrorCode } from '../errors.ts';

@@ -6,7 +6,7 @@
  *   approvals decided?  -> approval.resolved…      (same transaction as the atomic transition)
  *   a confirm leaving others pending -> run.finished(paused)
  *   new message?        -> user.message            (same transaction as the history row)
- *   owed resume (chat/approvals.ts) -> the confirmed action runs first, then the message
+ *   owed resume (approvals/steps.ts) -> the confirmed action runs first, then the message
  *   agent tokens        -> partial… (never written per token)
  *   tool call / result  -> [assistant.message] tool.call / tool.result
  *   pause               -> [assistant.message] approval.requested… run.finished(paused)
@@ -14,9 +14,9 @@
  * @module
  */
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
-import { decidedAfter, decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../chat/approvals.ts';
-import { withReports, type PrepareChatAttachments } from '../chat/attachments.ts';
-import type { ConversationLease } from '../chat/lease.ts';
+import { decidedAfter, decideApprovals, openApprovals, owedResume, type ResolvedApproval } from '../approvals/steps.ts';
+import { withReports, type PrepareChatAttachments } from './attachments.ts';
+import type { ConversationLease } from './lease.ts';
 import { findApproval, listUnresumedApprovals, markResumed, type Approval } from '../db/approvals.ts';
 import { isUuid } from '../db/conversations.ts';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/index.ts';
@@ -37,13 +37,13 @@ export interface TurnDeps {
   approvalTimeoutS: number;
   now: () => Date;
   log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
-  /** Reads and frames a message's files for the model (chat/attachments.ts); default: none are read. */
+  /** Reads and frames a message's files for the model (engine/attachments.ts); default: none are read. */
   prepareAttachments?: PrepareChatAttachments;
   /** Told after a decision committed, with the rows it left (the engine's approval-wait metric). */
   onApprovalsResolved?: (resolved: ResolvedApproval[]) => void;
   /** Told after a pause committed its approvals (the headless API schedules their expiry). */
   onApprovalsOpened?: (approvals: Array<{ approvalId: string; expiresAt: Date }>) => void;
-  /** Retries a run's last commit once the database is back (chat/pending-writes.ts fits); `flush` tries now. */
+  /** Retries a run's last commit once the database is back (engine/pending-writes.ts fits); `flush` tries now. */
   pendingWrites?: { defer(label: string, write: () => Promise<void>): void; flush?(): Promise<void> };
 }
 

@@ -32,7 +32,7 @@ export interface TurnInput {
   decidedBy?: string | null;
   decisionNote?: string | null;
   /**
-   * Where a decision came in, for its audit row (chat/approval-audit.ts): the transport's route and
+   * Where a decision came in, for its audit row (approvals/audit.ts): the transport's route and
    * the service that called on the user's behalf. Absent: Gradio /chat.
    */
   origin?: DecisionOrigin;

@@ -5,7 +5,7 @@
  * @module
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { authenticateCaller, type Verifiers } from '../api/v1/caller.ts';
+import { authenticateCaller, type Verifiers } from '../v1/caller.ts';
 import { processMetrics } from './registry.ts';
 
 export const prometheusRoute: FastifyPluginAsync<{ verifiers: Verifiers }> = async (app, { verifiers }) => {

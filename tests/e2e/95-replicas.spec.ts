@@ -13,7 +13,7 @@ import { startCluster, type Cluster } from '../helpers/cluster.ts';
 import { withSearchPath } from '../helpers/database.ts';
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
 import { readState } from './support/product.ts';
-import { jobSchemaFor } from '../../server/api/v1/job-queue.ts';
+import { jobSchemaFor } from '../../server/v1/job-queue.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
 const PASSWORD = 'demo-password-1';

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { createPool, startEmbeddedPostgres } from '../../server/db/index.ts';
 import { freePort, startNginx } from '../helpers/nginx.ts';
 import { EXPIRY_ACCESS_TTL_S, startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
-import { jobSchemaFor } from '../../server/api/v1/job-queue.ts';
+import { jobSchemaFor } from '../../server/v1/job-queue.ts';
 
 function withSearchPath(url: string, schema: string): string {
   const u = new URL(url);

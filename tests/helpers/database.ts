@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { createPool, runMigrations, type Pool } from '../../server/db/index.ts';
-import { jobSchemaFor } from '../../server/api/v1/job-queue.ts';
+import { jobSchemaFor } from '../../server/v1/job-queue.ts';
 
 export interface TestDatabase {
   /** Connection string whose search_path is the test schema. */

@@ -5,7 +5,7 @@
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/auth/index.ts';
-import { actionHash } from '../../server/chat/approval-policy.ts';
+import { actionHash } from '../../server/approvals/rules.ts';
 import { collect, connectChat, DEMO_PASSWORD, login, type Turn, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -9,7 +9,7 @@ import { Annotation, interrupt, MessagesAnnotation, StateGraph } from '@langchai
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckpointer } from '../../server/chat/checkpointer.ts';
+import { createCheckpointer } from '../../server/agent/checkpointer.ts';
 import { fastByteaArrayTypes, parseHexByteaArray } from '../../server/db/bytea-array.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 

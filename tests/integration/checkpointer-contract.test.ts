@@ -7,7 +7,7 @@ import { validate } from '@langchain/langgraph-checkpoint-validation';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OneStatementPostgresSaver } from '../../server/chat/postgres-saver.ts';
+import { OneStatementPostgresSaver } from '../../server/agent/postgres-saver.ts';
 import { fastByteaArrayTypes } from '../../server/db/bytea-array.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { danglingToolCalls } from '../../server/agent/runtime.ts';
-import { createCheckpointer } from '../../server/chat/checkpointer.ts';
+import { createCheckpointer } from '../../server/agent/checkpointer.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';

@@ -7,7 +7,7 @@ import type { Client } from '@gradio/client';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOfflineModelServer } from '../../server/chat/offline-model-server.ts';
+import { startOfflineModelServer } from '../../server/agent/offline-model/server.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';

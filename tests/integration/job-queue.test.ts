@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startJobQueue, type JobQueue } from '../../server/api/v1/job-queue.ts';
+import { startJobQueue, type JobQueue } from '../../server/v1/job-queue.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let db: TestDatabase;

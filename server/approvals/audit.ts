@@ -1,0 +1,71 @@
+/**
+ * The audit row of an approval decision (issue 11: who decides is audited, whichever way the
+ * decision came). Written by decideApprovals in the transaction of the atomic `pending -> decided`
+ * transition, the one step every decision passes: a /chat confirm or deny, an AG-UI resume, the
+ * headless API's approve / deny, a new message superseding, the expiry timer. So exactly one row
+ * per decision, committed with it. Refused attempts (409) are audited by the transport that refused.
+ * @module
+ */
+import type { Approval } from '../db/approvals.ts';
+import { insertAudit, type AuditEntry } from '../db/audit.ts';
+import type { Queryable } from '../db/index.ts';
+import type { DecisionOrigin } from '../engine/types.ts';
+import type { ResolvedResult } from './rules.ts';
+
+/** Gradio /chat sends no origin of its own. */
+export const CHAT_ORIGIN: DecisionOrigin = { method: 'POST', path: '/chat' };
+/** Expiry is decided by nobody: the timer, recorded as the service actor `system`. */
+export const SYSTEM_ACTOR = 'system';
+
+const OPERATION: Record<Exclude<Approval['status'], 'pending'>, string> = {
+  approved: 'approval.approve',
+  denied: 'approval.deny',
+  expired: 'approval.expire',
+};
+
+export interface DecisionAudit {
+  approval: Approval;
+  result: ResolvedResult;
+  /** Who decided (approvals.resolved_by): null for an expiry. */
+  decider: { id: string; username: string; role: string } | null;
+  note: string | null;
+  origin: DecisionOrigin | undefined;
+}
+
+/** Pure: the audit entry of one decision. */
+export function decisionAuditEntry(d: DecisionAudit): AuditEntry {
+  const status = d.approval.status as Exclude<Approval['status'], 'pending'>;
+  const origin = d.origin ?? CHAT_ORIGIN;
+  return {
+    serviceActor: d.decider ? (origin.serviceActor ?? null) : SYSTEM_ACTOR,
+    userId: d.decider?.id ?? null,
+    username: d.decider?.username ?? null,
+    userRole: d.decider?.role ?? null,
+    operation: OPERATION[status],
+    method: origin.method,
+    path: origin.path,
+    arguments: {
+      approval_id: d.approval.id,
+      tool: d.approval.tool,
+      result: d.result,
+      resolution_reason: d.approval.reason,
+      reason: d.note,
+      requested_by: d.approval.requestedBy,
+      decided_by: d.decider?.id ?? SYSTEM_ACTOR,
+    },
+    outcome: 'success',
+    statusCode: 200,
+    errorCode: null,
+    toolCallId: d.approval.toolCallId,
+    conversationId: d.approval.conversationId,
+    durationMs: null,
+    policyAction: d.approval.policy.action,
+    policyScope: d.approval.policy.scope,
+    policyMatched: d.approval.policy.matched,
+  };
+}
+
+/** Writes the decision's audit row in `db` (the decision's own transaction). */
+export async function auditDecision(db: Queryable, d: DecisionAudit): Promise<void> {
+  await insertAudit(db, decisionAuditEntry(d));
+}

@@ -1,0 +1,40 @@
+/**
+ * Joins the attachment module to the chat turn: reads a message's files from where the upload
+ * store resolved them (the caller's own uploads only) and records, per file, what the model got
+ * (status + note) on the user's message.
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { createPdfReader, createPgExtractCache, prepareAttachments, type AttachmentReport, type AttachmentSettings, type PreparedAttachments } from '../attachments/index.ts';
+import type { Queryable } from '../db/index.ts';
+import type { FileRef } from '../chat/input.ts';
+
+/**
+ * A message's files (with where each is stored, as the upload store resolved it for the caller)
+ * -> content parts for the model + a report per file. Never throws for a bad file.
+ */
+export type PrepareChatAttachments = (files: FileRef[], storedPaths: string[]) => Promise<PreparedAttachments>;
+
+/** A file as stored on the user's message: the client's reference plus what the model got of it. */
+export type ReportedFileRef = FileRef & Partial<Pick<AttachmentReport, 'kind' | 'status' | 'note'>>;
+
+export function createChatAttachments(options: { db: Queryable; settings: AttachmentSettings }): PrepareChatAttachments {
+  const cache = createPgExtractCache(options.db);
+  // One reader for every turn of the process: its cap on PDF workers is per process, not per turn.
+  const pdf = createPdfReader(options.settings.pdf);
+  return (files, storedPaths) =>
+    prepareAttachments(
+      files.map((f, i) => ({ ref: storedPaths[i], name: f.orig_name ?? f.path.split(/[\\/]/).pop() ?? 'file', mimeType: f.mime_type })),
+      { readFile: (path: string) => readFile(path), settings: options.settings, cache, pdf },
+    );
+}
+
+/** The files with their reports merged in (the real size wins over the client's claim). */
+export function withReports(files: FileRef[], reports: AttachmentReport[]): ReportedFileRef[] {
+  return files.map((f, i) => {
+    const r = reports[i];
+    if (!r) return f;
+    // A file that could not be read reports size 0: keep what the client said then.
+    return { ...f, size: r.size || f.size, kind: r.kind, status: r.status, ...(r.note ? { note: r.note } : {}) };
+  });
+}

@@ -1,0 +1,212 @@
+/**
+ * The gateway role: `/chat` on the Gradio server at `/api/agent/gradio`, backed by the LangGraph
+ * agent (checkpoints in PostgreSQL) and, when no model endpoint is configured, the offline model.
+ * The only place that joins gradio/ and agent/.
+ * @module
+ */
+import { join } from 'node:path';
+import type { FastifyPluginAsync } from 'fastify';
+import { ALL_TOOLS, createAgentRuntime } from './agent/index.ts';
+import { createUserTokenVerifier, keyCipherFor } from './auth/index.ts';
+import type { Config } from './config.ts';
+import type { Pool } from './db/index.ts';
+import { isFileReferenced } from './db/messages.ts';
+import { agUiRoutes } from './ag-ui/index.ts';
+import { createHeadless, V1_PREFIX } from './v1/index.ts';
+import { createEngine, PgLedger, ProcessLiveness } from './engine/index.ts';
+import { AirlockError } from './errors.ts';
+import { eventRoutes } from './events/index.ts';
+import { insertAudit } from './db/audit.ts';
+import { cachedTenantLookup, catalogDefault, loadToolPolicy, unknownRuleTools, type ToolAction, type PolicyFile } from './policy/index.ts';
+import { createServiceTokenVerifier } from './auth/index.ts';
+import { opsRoutes } from './v1/ops-routes.ts';
+import { policyRoutes } from './v1/policy-routes.ts';
+import { gradioPlugin, orphanCompletion, PgSessionBus, PgUploadStore, UploadStore, type UploadStorage } from './gradio/index.ts';
+import { createChatAttachments } from './engine/attachments.ts';
+import { chatEndpoint } from './chat/chat-endpoint.ts';
+import { guardChatErrors } from './chat/chat-error.ts';
+import { forGradioClients } from './chat/gradio-view.ts';
+import { createChatHandler } from './chat/chat-handler.ts';
+import { createCheckpointer } from './agent/checkpointer.ts';
+import { gradioLogin } from './chat/gradio-login.ts';
+import { chatOwnerKey, createChatAuthenticator } from './chat/identity.ts';
+import { startMcpTools } from './agent/mcp/start.ts';
+import { PendingWrites } from './engine/pending-writes.ts';
+import { resumeOwedApprovals } from './approvals/recovery.ts';
+import { startOfflineModelServer } from './agent/offline-model/server.ts';
+
+export interface GatewayOptions {
+  config: Config;
+  pool: Pool;
+  databaseUrl: string;
+  apiUrl: () => string;
+  /** Loaded already (main.ts); else read from POLICY_FILE here. */
+  policy?: PolicyFile;
+}
+
+export const GRADIO_MOUNT = '/api/agent/gradio';
+
+export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { config, pool, databaseUrl, apiUrl, ...options }) => {
+  // First, before anything starts: a bad policy file stops the start (PolicyFileError names the line).
+  const policy = options.policy ?? (await loadToolPolicy(config.policy.file));
+  const offline = config.model.baseUrl === undefined;
+  const offlineModel = offline ? await startOfflineModelServer({ delayMs: config.offlineModelDelayMs, modelName: config.model.name }) : undefined;
+  const checkpointer = await createCheckpointer(pool, databaseUrl);
+  const pendingWrites = new PendingWrites({ log: app.log });
+  app.addHook('onClose', async () => {
+    await pendingWrites.close();
+    await offlineModel?.close();
+    await checkpointer.end();
+  });
+
+  const mcp = await startMcpTools(app, { config, pool });
+  const agent = await createAgentRuntime({
+    policy,
+    tenantOf: cachedTenantLookup(pool, config.policy.tenantCacheS),
+    audit: (entry) => insertAudit(pool, entry),
+    builtinTools: config.tools.builtin,
+    mcp,
+    mcpTopN: config.tools.mcpTopN,
+    model: { ...config.model, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl! },
+    apiUrl,
+    serviceCredentials: { clientId: config.service.clientId, clientSecret: config.service.clientSecret },
+    checkpointer,
+  });
+
+  // The control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own).
+  const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
+  const agentTools = config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [];
+  const builtinDefaults = () => new Map<string, ToolAction>([...agentTools.map((n) => [n, catalogDefault(n)!] as const), ...mcp.builtinActions()]);
+  // A misspelt rule denies nothing: say so at start (the tools of MCP servers still down count as known by prefix).
+  const unknownTools = unknownRuleTools(policy.rules, new Set(builtinDefaults().keys()), mcp.toolPrefixes());
+  if (unknownTools.length > 0) app.log.warn({ tools: unknownTools, file: policy.source }, 'the policy file names tools the agent does not have (a typo?)');
+  await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults, mcpPrefixes: () => mcp.toolPrefixes() });
+  await app.register(opsRoutes, {
+    prefix: '/api/agent/v1', pool, verifiers,
+    model: { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline },
+    toolNames: () => ({ builtin: agentTools, mcp: [...mcp.builtinActions().keys()].sort() }),
+    mcpStatus: () => mcp.status(),
+  });
+
+  app.get('/api/agent/info', async () => ({
+    model: config.model.name,
+    offline_model: offline,
+    approval_timeout_s: config.approvalTimeoutS,
+  }));
+
+  const uploadDir = join(config.dataDir, 'uploads');
+  // Several replicas: uploads live in PostgreSQL (each replica keeps a local copy to serve from).
+  const uploadLimits = { requestMaxBytes: config.uploads.requestMaxBytes, quotaBytes: config.uploads.quotaBytes };
+  const uploads: UploadStorage = config.replicas ? new PgUploadStore(pool, uploadDir, uploadLimits) : new UploadStore(uploadDir, uploadLimits);
+  const verifyUser = createUserTokenVerifier({ pool, config });
+  const ledger = new PgLedger(pool);
+  // The headless API (/api/agent/v1, issue 11): a second transport over the same engine.
+  const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log });
+  // This process's pulse (engine/liveness.ts): its runs and leases carry its owner, so a killed
+  // process frees its conversations at once. Losing the pulse ends this process's runs first.
+  const liveness = await ProcessLiveness.start({ pool, heartbeatMs: (config.leaseTtlS * 1000) / 3, log: app.log });
+  const engine = createEngine({
+    ...headless.engineHooks,
+    owner: liveness.owner,
+    pool,
+    ledger,
+    agent,
+    // Attached files must be uploads this gateway stored for this user.
+    files: { resolve: async (path, userId) => (await uploads.lookup(path, userId))?.path ?? null },
+    prepareAttachments: createChatAttachments({ db: pool, settings: config.attachments }),
+    approvalTimeoutS: config.approvalTimeoutS,
+    leaseTtlS: config.leaseTtlS,
+    log: app.log,
+    pendingWrites,
+  });
+  liveness.onLost(() => engine.abandon(new AirlockError('SERVICE_UNAVAILABLE', 'The server lost its database connection while answering; please retry.')));
+  const runRecovery = engine.startRecovery();
+  await runRecovery.ready;
+  await headless.start(engine);
+  let drainDeadline = 0;
+  app.addHook('preClose', async () => {
+    drainDeadline = Date.now() + config.shutdownGraceMs; // one grace for every transport's drain
+    runRecovery.stop();
+    engine.closing(); // the Gradio drain's stop then cancels runs as `shutdown`
+    await headless.closing();
+  });
+  app.addHook('onClose', async () => {
+    await headless.stop();
+    await liveness.stop();
+    await ledger.close();
+  });
+  const handler = createChatHandler({ engine });
+  // Several replicas: the Gradio queue's sessions live in PostgreSQL, so join, stream, cancel and
+  // heartbeat may each land on a different replica. One process keeps the in-memory bus (latency).
+  // A dead replica's events end with a retryable error the UI names (SERVICE_UNAVAILABLE).
+  const orphanError = { title: 'SERVICE_UNAVAILABLE', message: 'The server running this request stopped; please retry.' };
+  const bus = config.replicas ? await PgSessionBus.start({ pool, log: app.log, orphanMessage: (eventId) => orphanCompletion(eventId, orphanError) }) : undefined;
+  if (bus) app.addHook('onClose', async () => bus.close());
+  await app.register(headless.routes, { prefix: V1_PREFIX });
+  await app.register(eventRoutes, {
+    pool,
+    ledger,
+    engine,
+    verifyUser,
+    heartbeatMs: config.events.heartbeatMs,
+    drainRetryAfterMs: config.events.drainRetryAfterMs,
+  });
+  // AG-UI (issue 13): POST /api/agent/ag-ui, the same engine, another protocol.
+  await app.register(agUiRoutes, { pool, ledger, engine, verifyUser, heartbeatMs: config.events.heartbeatMs });
+  await app.register(gradioPlugin, {
+    prefix: GRADIO_MOUNT,
+    // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.
+    ...gradioLogin({ pool, config, verify: verifyUser }),
+    endpoints: [
+      { ...chatEndpoint(guardChatErrors(forGradioClients(handler), app.log)), concurrencyLimit: config.chatConcurrency, userConcurrencyLimit: config.chatPerUser.concurrency, userQueueSize: config.chatPerUser.queueSize },
+    ],
+    authenticate: createChatAuthenticator(verifyUser),
+    // Sessions, events and uploads belong to the user who made them (issue 9 items 4 and 5).
+    identityKey: chatOwnerKey,
+    dataDir: uploadDir,
+    uploadStore: uploads,
+    uploadMaxBytes: config.uploadMaxBytes,
+    uploadRequestMaxBytes: config.uploads.requestMaxBytes,
+    uploadQuotaBytes: config.uploads.quotaBytes,
+    uploadRetentionMs: config.uploads.retentionMs || undefined,
+    // History chips stay downloadable: a file a stored message names is never swept.
+    isFileReferenced: (path) => isFileReferenced(pool, path),
+    bodyLimit: config.bodyMaxBytes,
+    publicUrl: config.publicUrl,
+    title: 'Airlock',
+    // /chat as the MCP tool `chat` at /api/agent/gradio/gradio_api/mcp/ (issue 13).
+    mcpServer: true,
+    drainMs: config.shutdownGraceMs,
+    bus,
+  });
+
+  // After every transport's drain (the preClose of a plugin registered after them runs last), and
+  // before the server waits on its connections: runs still going (a headless completion, a
+  // background run) may end by themselves within what is left of the grace; then the rest are
+  // stopped and commit their end, so the streams following them end too instead of holding the stop.
+  await app.register(async (last) => last.addHook('preClose', async () => engine.drain(drainDeadline)));
+
+  // After listen: a recovered resume calls the tools through the api, which may be this process.
+  const recovery = new AbortController();
+  app.addHook('preClose', async () => recovery.abort());
+  let resuming: Promise<unknown> | null = null;
+  const resumeOwed = () => {
+    if (resuming || recovery.signal.aborted) return; // one pass at a time
+    resuming = resumeOwedApprovals({
+      pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+      cipher: keyCipherFor(config), // it signs as the user who decided: the api's sealed key must open here
+    })
+      .catch((error) => app.log.error({ err: error }, 'resuming decided approvals failed'))
+      .finally(() => (resuming = null));
+  };
+  app.addHook('onListen', async () => {
+    resumeOwed();
+    // Replicas: a replica SIGKILLed between a confirm and its tool leaves a decision owed; the
+    // others pick it up (the conversation lease makes the resume run once, after the dead
+    // replica's lease lapsed), instead of waiting for some replica to restart.
+    if (!config.replicas) return;
+    const timer = setInterval(resumeOwed, 2 * config.leaseTtlS * 1000);
+    timer.unref();
+    recovery.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+  });
+};

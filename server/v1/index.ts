@@ -1,0 +1,102 @@
+/**
+ * The headless agent API at `/api/agent/v1` (issue 11, seed 000), served by the gateway role: a
+ * thin transport over the engine, like /chat. Every route takes the v1 identity (identity.ts) and
+ * answers errors as `{"type":"error","error":{code,message}}` (errors.ts).
+ *
+ *   const headless = createHeadless({...});            // before the engine: its hooks
+ *   createEngine({ ...headless.engineHooks, ... });
+ *   await headless.start(engine);                       // the job queue's workers
+ *   app.register(headless.routes, { prefix: V1_PREFIX });
+ * @module
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { createServiceTokenVerifier, createUserTokenVerifier, keyCipherFor } from '../auth/index.ts';
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/index.ts';
+import type { Engine, Ledger } from '../engine/index.ts';
+import { AirlockError } from '../errors.ts';
+import { createApprovalService, type ApprovalServiceDeps } from './approval-service.ts';
+import type { V1Deps } from './deps.ts';
+import { approvalRoutes } from './approvals-routes.ts';
+import { completionRoutes } from './completions.ts';
+import { registerV1Errors } from './errors.ts';
+import { v1Authenticate } from './identity.ts';
+import { startJobQueue, type JobQueue } from './job-queue.ts';
+import { createRunService, type RunService } from './run-service.ts';
+import { runRoutes } from './runs-routes.ts';
+import { traceRoutes } from './traces-routes.ts';
+import { createUserTokenMinter } from './user-token.ts';
+
+export const V1_PREFIX = '/api/agent/v1';
+
+export type { V1Deps } from './deps.ts';
+
+/** Route modules whose every route needs a caller (identity.ts), each a plugin of its own. */
+const ROUTES: FastifyPluginAsync<V1Deps>[] = [completionRoutes, runRoutes, traceRoutes, approvalRoutes];
+/** Route modules that authenticate on their own terms, or not at all (a public health check). */
+const OPEN_ROUTES: FastifyPluginAsync<V1Deps>[] = [];
+
+export interface HeadlessOptions {
+  config: Config;
+  pool: Pool;
+  databaseUrl: string;
+  ledger: Ledger;
+  log: ApprovalServiceDeps['log'] & { error(obj: object, msg?: string): void };
+}
+
+export function createHeadless(options: HeadlessOptions) {
+  const { config, pool, log } = options;
+  let engine: Engine | undefined;
+  let jobs: JobQueue | undefined;
+  const getEngine = () => {
+    if (!engine) throw new AirlockError('SERVICE_UNAVAILABLE', 'The agent is starting.');
+    return engine;
+  };
+  const getJobs = () => {
+    if (!jobs) throw new AirlockError('SERVICE_UNAVAILABLE', 'The job queue is starting.');
+    return jobs;
+  };
+  const mintToken = createUserTokenMinter({ pool, cipher: keyCipherFor(config), issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, agentTokenTtlS: config.jwt.agentTokenTtlS });
+  const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, userConcurrency: config.chatPerUser.concurrency, log });
+  const approvals = createApprovalService({ pool, engine: getEngine, mintToken, log });
+  const deps: V1Deps = { pool, runs, approvals, jobs: getJobs };
+  const identity = { pool, verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
+
+  const routes: FastifyPluginAsync = async (app) => {
+    registerV1Errors(app);
+    for (const plugin of OPEN_ROUTES) await app.register(plugin, deps);
+    await app.register(async (authed) => {
+      authed.addHook('onRequest', v1Authenticate(identity));
+      for (const plugin of ROUTES) await authed.register(plugin, deps);
+    });
+  };
+
+  return {
+    /** EngineOptions: link turns to runs (with the stored policy) and schedule approval expiry. */
+    engineHooks: {
+      prepareTurn: runs.prepareTurn,
+      onApprovalsOpened: (opened: Array<{ approvalId: string; expiresAt: Date }>) => {
+        for (const a of opened) jobs?.scheduleExpiry(a.approvalId, a.expiresAt).catch((err) => log.error({ err, approvalId: a.approvalId }, 'could not schedule an approval expiry'));
+      },
+    },
+    routes,
+    /** Starts the job queue's workers (background runs, approval expiry) once the engine exists. */
+    async start(e: Engine): Promise<void> {
+      engine = e;
+      jobs = await startJobQueue({
+        pool,
+        databaseUrl: options.databaseUrl,
+        settings: config.jobs,
+        handlers: { run: runs.executeBackground, expire: (id) => approvals.expireDue(id, { strict: id !== null }).then(() => {}) },
+        log,
+      });
+    },
+    /** Closing: no more background runs start here (JobQueue.stopTakingRuns). */
+    async closing(): Promise<void> {
+      await jobs?.stopTakingRuns();
+    },
+    async stop(): Promise<void> {
+      await jobs?.stop();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The headless API's request shapes (seed 000), validated with zod at the edge. Unknown fields are
+ * ignored (the seed's consumers must tolerate them, and so do we): model, temperature, skills…
+ * @module
+ */
+import { z } from 'zod';
+import type { ToolPolicy } from '../agent/tool-policy.ts';
+import { AirlockError } from '../errors.ts';
+
+const Message = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough())]),
+});
+
+const ToolPolicySchema = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('none') }).passthrough(),
+  z.object({ mode: z.literal('allowlist'), allowed_tools: z.array(z.string().min(1).max(200)).max(500) }).passthrough(),
+]);
+
+const Uuid = z.uuid();
+
+export const CompletionRequest = z.object({
+  messages: z.array(Message).min(1).max(200),
+  stream: z.boolean().default(false),
+  session_id: Uuid.nullish(),
+  user_key: z.string().max(200).nullish(),
+  tool_policy: ToolPolicySchema.nullish(),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+export type CompletionRequest = z.infer<typeof CompletionRequest>;
+
+/** Pure: the text of a message's content. */
+function textOf(content: z.infer<typeof Message>['content']): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+}
+
+export interface RunRequest {
+  /** The turn's words: the last user message. */
+  text: string;
+  /** The caller's system messages, joined (put before the agent's own). */
+  system: string | null;
+  sessionId: string | null;
+  userKey: string | null;
+  toolPolicy: ToolPolicy | null;
+  metadata: Record<string, unknown>;
+  /** metadata.run_id: the caller's id for the run (a uuid), else one is generated. */
+  runId: string | null;
+  stream: boolean;
+}
+
+/** Parses a completion / run body; VALIDATION_ERROR naming the first problem. */
+export function parseRunRequest(body: unknown): RunRequest {
+  const parsed = CompletionRequest.safeParse(body ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AirlockError('VALIDATION_ERROR', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, {
+      details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
+  }
+  const r = parsed.data;
+  const user = r.messages.findLast((m) => m.role === 'user');
+  const text = user ? textOf(user.content).trim() : '';
+  if (!text) throw new AirlockError('VALIDATION_ERROR', 'messages must include a non-empty user message.');
+  const system = r.messages.filter((m) => m.role === 'system').map((m) => textOf(m.content).trim()).filter(Boolean).join('\n\n') || null;
+  const runId = r.metadata.run_id;
+  if (runId !== undefined && runId !== null && !Uuid.safeParse(runId).success) throw new AirlockError('VALIDATION_ERROR', 'metadata.run_id must be a UUID.');
+  const policy = r.tool_policy;
+  return {
+    text,
+    system,
+    sessionId: r.session_id ?? null,
+    userKey: r.user_key ?? null,
+    toolPolicy: !policy ? null : policy.mode === 'none' ? { mode: 'none' } : { mode: 'allowlist', allowedTools: [...new Set(policy.allowed_tools)] },
+    metadata: r.metadata,
+    runId: (runId as string | undefined) ?? null,
+    stream: r.stream,
+  };
+}
+
+/** Wire form of a stored policy (the seed's snake_case). */
+export function toolPolicyWire(policy: ToolPolicy | null): Record<string, unknown> | null {
+  if (!policy) return null;
+  return policy.mode === 'none' ? { mode: 'none' } : { mode: 'allowlist', allowed_tools: policy.allowedTools };
+}
+
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  status: z.string().max(40).optional(),
+  /** GET /runs: the run_id after which the page starts (the previous page's next_before). */
+  before: z.string().uuid().optional(),
+});
+
+export const EventsQuery = z.object({
+  after_sequence: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const DecisionBody = z.object({ reason: z.string().max(2000).nullish() }).passthrough();
+
+export const IdParams = z.object({ id: z.string().min(1).max(100) });
+
+/** Parses with a zod schema; VALIDATION_ERROR on failure. */
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new AirlockError('VALIDATION_ERROR', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
+}
