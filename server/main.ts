@@ -77,7 +77,6 @@ async function main(opened: Opened): Promise<void> {
   const app = await buildApp({ config, roles, pool, databaseUrl, policy });
   await app.listen({ host: config.host, port: config.port });
   const url = config.publicUrl ?? localUrl(app);
-  process.stdout.write(`Airlock (${roles.join(', ')}) is ready at ${url}\n`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -101,6 +100,9 @@ async function main(opened: Opened): Promise<void> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  // Said only once a stop is handled: a supervisor (or a test) that stops the process as soon as it
+  // reads this line must meet the graceful stop, not the signal's default (an exit with no cleanup).
+  process.stdout.write(`Airlock (${roles.join(', ')}) is ready at ${url}\n`);
 }
 
 /** The settings a failure message names, read leniently: the config itself may be what failed. */

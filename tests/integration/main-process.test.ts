@@ -151,7 +151,7 @@ describe('server/main.ts', () => {
     first.child.kill('SIGKILL'); // its pulse goes with it: no graceful goodbye needed
     await first.exited;
     const third = await startMain([], env);
-    third.child.kill('SIGINT');
+    third.child.kill('SIGINT'); // at once: the stop is handled before the process says it is ready
     expect(await third.exited).toBe(0);
   });
 
