@@ -14,7 +14,7 @@ import { apiRoutes } from './api/index.ts';
 import { gatewayRoutes } from './gateway.ts';
 import { webRoutes } from './web/index.ts';
 import { createServiceTokenVerifier, createUserTokenVerifier } from './auth/index.ts';
-import { prometheusRoute } from './metrics/route.ts';
+import { prometheusRoute } from './v1/prometheus-route.ts';
 import type { PolicyFile } from './policy/index.ts';
 
 export interface AppOptions {

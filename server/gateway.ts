@@ -193,7 +193,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const resumeOwed = () => {
     if (resuming || recovery.signal.aborted) return; // one pass at a time
     resuming = resumeOwedApprovals({
-      pool, agent, handleChat: handler, issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
+      pool, agent, submit: (input, user) => engine.submit(input, user), issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, leaseTtlS: config.leaseTtlS, log: app.log, signal: recovery.signal,
       cipher: keyCipherFor(config), // it signs as the user who decided: the api's sealed key must open here
     })
       .catch((error) => app.log.error({ err: error }, 'resuming decided approvals failed'))

@@ -14,13 +14,11 @@
  */
 import { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { parseInput } from '../api/validate.ts';
-import { toChatError } from '../chat/chat-error.ts';
+import { bearerUser, openSseResponse, parseInput, sseComment, writeNow, type VerifyUser } from '../http/index.ts';
 import { findRunByRequest } from '../db/runs.ts';
 import type { Pool } from '../db/index.ts';
-import type { Engine, Ledger, RunHandle } from '../engine/index.ts';
+import { toTurnError, type Engine, type Ledger, type RunHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
-import { bearerUser, openSseResponse, sseComment, writeNow, type VerifyUser } from '../events/index.ts';
 import { AG_UI_PATH, AgUiRunInput, lastEventId, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
 import { reconnectFrames, runFrames } from './run-stream.ts';
@@ -116,7 +114,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
         write(next.value);
       }
     } catch (error) {
-      const failure = toChatError(error, reply.request.id);
+      const failure = toTurnError(error, reply.request.id);
       if (failure.code === 'INTERNAL') reply.request.log.error({ err: error }, 'AG-UI stream failed');
       write(errorFrame(failure.code, failure.message));
     } finally {

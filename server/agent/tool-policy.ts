@@ -6,7 +6,9 @@
  * run's events like any tool error). Pure.
  * @module
  */
-export type ToolPolicy = { mode: 'none' } | { mode: 'allowlist'; allowedTools: string[] };
+import type { ToolPolicy } from '../db/agent-runs.ts';
+
+export type { ToolPolicy };
 
 /** May a run with `policy` see and run `tool`? No policy: every tool (today's behaviour). */
 export function toolAllowed(policy: ToolPolicy | null | undefined, tool: string): boolean {

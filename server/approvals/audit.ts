@@ -9,7 +9,7 @@
 import type { Approval } from '../db/approvals.ts';
 import { insertAudit, type AuditEntry } from '../db/audit.ts';
 import type { Queryable } from '../db/index.ts';
-import type { DecisionOrigin } from '../engine/types.ts';
+import type { DecisionOrigin } from './types.ts';
 import type { ResolvedResult } from './rules.ts';
 
 /** Gradio /chat sends no origin of its own. */

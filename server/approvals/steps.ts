@@ -10,10 +10,9 @@ import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 import { approvalPrompt } from '../operations/index.ts';
 import type { PolicyStamp } from '../policy/index.ts';
-import type { DecisionOrigin } from '../engine/types.ts';
 import { auditDecision } from './audit.ts';
 import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ApprovalReason, type ResolvedResult } from './rules.ts';
-import type { ChatAction } from '../chat/input.ts';
+import type { DecisionOrigin, TurnAction } from './types.ts';
 
 export interface ResolvedApproval {
   approvalId: string;
@@ -31,7 +30,7 @@ export interface ResolvedApproval {
  */
 export async function decideApprovals(
   db: Queryable,
-  turn: { conversationId: string; userId: string; action: ChatAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null; origin?: DecisionOrigin },
+  turn: { conversationId: string; userId: string; action: TurnAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null; origin?: DecisionOrigin },
   /**
    * The conversation's pending approvals when the caller has just read them under the conversation
    * lease (no new pause can open meanwhile; one a concurrent request resolved is skipped below).

@@ -5,16 +5,9 @@
  * @module
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { isDatabaseUnavailable } from '../db/index.ts';
 import { AirlockError, ERROR_CODES, isAirlockError, type ErrorCode } from '../errors.ts';
+import { toTurnError } from '../engine/index.ts';
 import { EndpointError, type EndpointDefinition, type EndpointRequest } from '../gradio/index.ts';
-
-/** Maps a thrown value to the taxonomy; `reference` correlates the log line (the event id). */
-export function toChatError(error: unknown, reference: string): AirlockError {
-  if (isAirlockError(error)) return error;
-  if (isDatabaseUnavailable(error)) return new AirlockError('SERVICE_UNAVAILABLE', undefined, { cause: error });
-  return new AirlockError('INTERNAL', `Something went wrong on our side (reference ${reference}).`, { cause: error });
-}
 
 /** Logs what needs a look: INTERNAL as an error with its cause, an outage as a warning. */
 export function logChatError(log: FastifyBaseLogger, error: AirlockError, reference: string): void {
@@ -50,7 +43,7 @@ export function guardChatErrors<I>(handler: Handler<I>, log: FastifyBaseLogger):
       } else yield await (result as Promise<unknown[]>);
     } catch (error) {
       if (request.signal.aborted) throw error;
-      const airlockError = toChatError(error, request.eventId);
+      const airlockError = toTurnError(error, request.eventId);
       logChatError(log, airlockError, request.eventId);
       throw new EndpointError(airlockError.message, { title: airlockError.code, cause: error, status: airlockError.status });
     }

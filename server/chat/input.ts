@@ -8,7 +8,6 @@ import { z } from 'zod';
 
 import type { FileRef, TurnAction, TurnInput } from '../engine/types.ts';
 
-export type ChatAction = TurnAction;
 export type { FileRef };
 
 /** The engine's normalized turn input. */

@@ -4,7 +4,8 @@
  * derived from (v1/run-status.ts).
  * @module
  */
-import type { ToolPolicy } from '../agent/tool-policy.ts';
+/** A run's stored tool policy (the column's shape; agent/tool-policy.ts applies it). */
+export type ToolPolicy = { mode: 'none' } | { mode: 'allowlist'; allowedTools: string[] };
 import type { Queryable } from './pool.ts';
 import type { RunRowStatus } from './runs.ts';
 

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { createPdfReader, createPgExtractCache, prepareAttachments, type AttachmentReport, type AttachmentSettings, type PreparedAttachments } from '../attachments/index.ts';
 import type { Queryable } from '../db/index.ts';
-import type { FileRef } from '../chat/input.ts';
+import type { FileRef } from './types.ts';
 
 /**
  * A message's files (with where each is stored, as the upload store resolved it for the caller)

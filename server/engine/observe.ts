@@ -3,8 +3,8 @@
  * `observe`, in order. Kept apart from the engine so the mapping is tested from a table.
  * @module
  */
-import type { LiveEvent } from '../engine/events.ts';
-import type { Metrics } from './registry.ts';
+import type { LiveEvent } from './events.ts';
+import type { Metrics } from '../metrics/registry.ts';
 
 /** One run being observed: when it was submitted, and whether its first token was seen. */
 export interface RunObservation {

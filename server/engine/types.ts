@@ -4,8 +4,9 @@
  * @module
  */
 import type { ToolPolicy } from '../agent/tool-policy.ts';
+import type { DecisionOrigin, TurnAction } from '../approvals/types.ts';
 
-export type TurnAction = 'confirm' | 'deny';
+export type { DecisionOrigin, TurnAction };
 
 export interface FileRef {
   path: string;
@@ -38,12 +39,6 @@ export interface TurnInput {
   origin?: DecisionOrigin;
 }
 
-export interface DecisionOrigin {
-  method: string;
-  path: string;
-  /** The service client of an on-behalf call (headless API with the service token). */
-  serviceActor?: string | null;
-}
 
 /** What a transport attaches to a turn before it starts (the headless API: the run's stored policy). */
 export interface TurnSetup {

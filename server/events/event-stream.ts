@@ -8,7 +8,7 @@
  */
 import type { LedgerEvent, LiveEvent, Ledger, RunHub } from '../engine/index.ts';
 import { EventQueue } from '../engine/event-queue.ts';
-import { sseComment, sseFrame } from './sse-format.ts';
+import { sseComment, sseFrame } from '../http/sse-format.ts';
 
 const PAGE = 500;
 

@@ -7,16 +7,16 @@
  * @module
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { parseInput } from '../api/validate.ts';
+import { parseInput } from '../http/validate.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger } from '../engine/index.ts';
 import { processMetrics } from '../metrics/index.ts';
-import { ownConversation, type VerifyUser } from './auth.ts';
+import { ownConversation, type VerifyUser } from '../http/bearer-user.ts';
 import { capabilities } from './capabilities.ts';
 import { EventStream } from './event-stream.ts';
 import { ConversationParams, EventsPageQuery, EventsStreamQuery } from './schemas.ts';
-import { resumeCursor } from './sse-format.ts';
-import { openSseResponse, writeNow } from './sse-response.ts';
+import { resumeCursor } from '../http/sse-format.ts';
+import { openSseResponse, writeNow } from '../http/sse-response.ts';
 
 export interface EventRoutesOptions {
   pool: Pool;

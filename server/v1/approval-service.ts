@@ -10,7 +10,8 @@
 import { insertAudit } from '../db/audit.ts';
 import { getApprovalRecord, listDuePending, type ApprovalRecord } from '../db/approval-records.ts';
 import type { Pool } from '../db/index.ts';
-import type { DecisionOrigin, Engine, RunHandle } from '../engine/index.ts';
+import { retryWhileBusy } from '../approvals/decision-turn.ts';
+import type { DecisionOrigin, Engine } from '../engine/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { canDecide, type V1Caller } from './identity.ts';
 import type { UserTokenMinter } from './user-token.ts';
@@ -50,23 +51,15 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     // The resume acts as the requester with a token minted now, never the decider's own (it may
     // be someone else's, or near its end after a long wait).
     const token = await deps.mintToken(record.requestedBy);
-    let handle: RunHandle | null = null;
-    const deadline = Date.now() + 5_000;
-    while (!handle) {
-      try {
-        handle = await deps.engine().submit(
+    // A tab is just taking the conversation (its own confirm, say): wait for it a moment.
+    const handle = await retryWhileBusy(
+      () =>
+        deps.engine().submit(
           { text: '', files: [], conversationId: record.conversationId, action: input.action, requestId: input.requestId, approvalId: record.id, decidedBy: input.decidedBy, decisionNote: input.note, origin: input.origin },
           { userId: record.requestedBy, token },
-        );
-      } catch (error) {
-        // A tab is just taking the conversation (its own confirm, say): wait for it a moment.
-        if (isAirlockError(error) && error.code === 'CONVERSATION_BUSY' && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 200));
-          continue;
-        }
-        throw error;
-      }
-    }
+        ),
+      { untilMs: Date.now() + 5_000, everyMs: 200 },
+    );
     const events = handle.events();
     try {
       for await (const event of events) {

@@ -9,7 +9,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../db/agent-runs.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
-import { openSseResponse, sseFrame, writeNow } from '../events/index.ts';
+import { openSseResponse, sseFrame, writeNow } from '../http/index.ts';
 import { AGENT_EVENT_SCHEMA, envelope, liveNumbering, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';

@@ -11,7 +11,7 @@ import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 import { APPROVAL_TOOLS } from '../operations/index.ts';
 import { riskLevel, stampOf, tenantOfUser, TOOL_ACTIONS, unknownRuleTools, userKey, type PolicyRules, type PolicySubject, type ToolAction, type PolicyFile } from '../policy/index.ts';
-import { parseInput } from '../api/validate.ts';
+import { parseInput } from '../http/validate.ts';
 import { authenticateCaller, type Caller, type Verifiers } from './caller.ts';
 import { useV1ErrorBodies } from './errors.ts';
 

@@ -5,8 +5,8 @@
  * @module
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { authenticateCaller, type Verifiers } from '../v1/caller.ts';
-import { processMetrics } from './registry.ts';
+import { authenticateCaller, type Verifiers } from './caller.ts';
+import { processMetrics } from '../metrics/registry.ts';
 
 export const prometheusRoute: FastifyPluginAsync<{ verifiers: Verifiers }> = async (app, { verifiers }) => {
   app.get('/metrics', async (request, reply) => {

@@ -9,7 +9,7 @@ import { getLease } from '../../db/leases.ts';
 import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
 import { requestUser, requireUser } from '../identity.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import { ConversationParams } from '../conversations/schemas.ts';
 
 export const agentRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {

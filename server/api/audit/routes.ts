@@ -4,7 +4,7 @@ import { listAudit, type AuditRecord } from '../../db/audit.ts';
 import type { ApiContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { assertPermission, requestUser, requireUser } from '../identity.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import { AuditCursor, AuditQuery } from './schemas.ts';
 
 const auditJson = (a: AuditRecord) => ({

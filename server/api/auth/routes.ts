@@ -21,7 +21,7 @@ import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
 import { requestUser, requireUser } from '../identity.ts';
 import { createRateLimiter } from '../rate-limit.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import { LoginBody, ServiceTokenBody } from './schemas.ts';
 import { clearRefreshCookie, REFRESH_COOKIE, requireSameOrigin, setRefreshCookie } from './session-cookie.ts';
 

@@ -19,7 +19,7 @@ import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { requestUser, requireUser } from '../identity.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import {
   AppendMessageBody,
   ConversationCursor,

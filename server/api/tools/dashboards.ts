@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { getDashboard, searchDashboards } from '../../db/dashboards.ts';
 import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import { toolRoute } from './route-config.ts';
 import { DashboardParams, DashboardSearchQuery } from './schemas.ts';
 import { dashboardJson } from './serialize.ts';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { endMaintenance, listMaintenance, startMaintenance } from '../../db/maintenance.ts';
 import type { ApiContext } from '../context.ts';
 import { requestUser } from '../identity.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import { runEffect } from './effects.ts';
 import { assertServiceExists } from './lookups.ts';
 import { toolRoute } from './route-config.ts';

@@ -4,7 +4,7 @@ import { getEnvironment, listEnvironments, listRunningVersions } from '../../db/
 import { getService, listServices } from '../../db/services.ts';
 import { AirlockError } from '../../errors.ts';
 import type { ApiContext } from '../context.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import { toolRoute } from './route-config.ts';
 import { EnvironmentQuery, HealthQuery } from './schemas.ts';
 import { environmentJson, healthJson } from './serialize.ts';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { createTask, listTasks } from '../../db/tasks.ts';
 import type { ApiContext } from '../context.ts';
 import { requestUser } from '../identity.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput } from '../../http/validate.ts';
 import { runEffect } from './effects.ts';
 import { toolRoute } from './route-config.ts';
 import { CreateTaskBody, TasksQuery } from './schemas.ts';

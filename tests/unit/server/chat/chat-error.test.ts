@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { guardChatErrors, toChatError } from '../../../../server/chat/chat-error.ts';
+import { guardChatErrors } from '../../../../server/chat/chat-error.ts';
+import { toTurnError } from '../../../../server/engine/index.ts';
 import { AirlockError } from '../../../../server/errors.ts';
 import { EndpointError, type EndpointRequest } from '../../../../server/gradio/index.ts';
 
@@ -7,12 +8,12 @@ const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'
 const log = () => ({ warn: vi.fn(), error: vi.fn() }) as any;
 const request = (signal = new AbortController().signal) => ({ eventId: 'ev1', signal }) as unknown as EndpointRequest<unknown>;
 
-describe('toChatError', () => {
+describe('toTurnError (the taxonomy every transport reports a failed turn in)', () => {
   it('maps an outage to SERVICE_UNAVAILABLE, a bug to INTERNAL with a reference, and keeps expected errors', () => {
-    expect(toChatError(down(), 'ev1')).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true });
-    expect(toChatError(new TypeError('oops'), 'ev1')).toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('ev1') });
+    expect(toTurnError(down(), 'ev1')).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true });
+    expect(toTurnError(new TypeError('oops'), 'ev1')).toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('ev1') });
     const busy = new AirlockError('CONVERSATION_BUSY');
-    expect(toChatError(busy, 'ev1')).toBe(busy);
+    expect(toTurnError(busy, 'ev1')).toBe(busy);
   });
 });
 

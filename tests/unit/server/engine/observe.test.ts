@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveEvent } from '../../../../server/engine/events.ts';
-import { countedStream, createMetrics, observe } from '../../../../server/metrics/index.ts';
+import { countedStream, observe } from '../../../../server/engine/observe.ts';
+import { createMetrics } from '../../../../server/metrics/index.ts';
 
 const RUN = '6f1c2a6e-0000-4000-8000-000000000001';
 const APPROVAL = '6f1c2a6e-0000-4000-8000-000000000002';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resumeCursor, sseComment, sseFrame } from '../../../../server/events/sse-format.ts';
+import { resumeCursor, sseComment, sseFrame } from '../../../../server/http/sse-format.ts';
 
 describe('sseFrame', () => {
   it('writes id, event and JSON data, ending with a blank line', () => {

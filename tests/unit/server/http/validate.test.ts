@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_NESTING, parseInput, pathDeeperThan, pathOfNul } from '../../../../server/api/validate.ts';
+import { MAX_NESTING, parseInput, pathDeeperThan, pathOfNul } from '../../../../server/http/validate.ts';
 
 describe('parseInput', () => {
   const Body = z.object({ title: z.string().min(1), tags: z.array(z.string()).default([]) });
