@@ -78,17 +78,30 @@ export default async function globalSetup() {
   const fsServer = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
   writeFileSync(toolsFile, JSON.stringify({ servers: [{ name: 'filesystem', command: process.execPath, args: [fsServer, notesDir] }] }));
 
-  const mainPort = await freePort();
-  const main = await startProduct(mainPort, { ...common, DATA_DIR: join(dir, 'main'), TOOLS_FILE: toolsFile }, join(logDir, 'main.log'));
-  const expiryPort = await freePort();
-  // Its in-memory access tokens live 5 s, so every journey on it renews them from the refresh cookie.
-  const expiry = await startProduct(
-    expiryPort,
-    { ...common, DATA_DIR: join(dir, 'expiry'), APPROVAL_TIMEOUT_S: '8', SESSION_ACCESS_TTL_S: String(EXPIRY_ACCESS_TTL_S) },
-    join(logDir, 'expiry.log'),
-  );
-  const nginxMain = await startNginx({ upstream: mainPort });
-  const nginxExpiry = await startNginx({ upstream: expiryPort });
+  // What starts is stopped again, newest first, when a later step fails (nginx missing, a port
+  // taken): a failed setup leaves no product, nginx or PostgreSQL running (as startCluster).
+  const undo: Array<() => Promise<unknown>> = [cleanupDb, () => rm(dir, { recursive: true, force: true })];
+  const started = async <T>(start: Promise<T>, stop: (t: T) => Promise<unknown>): Promise<T> => {
+    const thing = await start;
+    undo.unshift(() => stop(thing));
+    return thing;
+  };
+  let main: Awaited<ReturnType<typeof startProduct>>, expiry: typeof main, nginxMain: Awaited<ReturnType<typeof startNginx>>, nginxExpiry: typeof nginxMain;
+  try {
+    const mainPort = await freePort();
+    main = await started(startProduct(mainPort, { ...common, DATA_DIR: join(dir, 'main'), TOOLS_FILE: toolsFile }, join(logDir, 'main.log')), (p) => stopProduct(p.pid));
+    const expiryPort = await freePort();
+    // Its in-memory access tokens live 5 s, so every journey on it renews them from the refresh cookie.
+    expiry = await started(
+      startProduct(expiryPort, { ...common, DATA_DIR: join(dir, 'expiry'), APPROVAL_TIMEOUT_S: '8', SESSION_ACCESS_TTL_S: String(EXPIRY_ACCESS_TTL_S) }, join(logDir, 'expiry.log')),
+      (p) => stopProduct(p.pid),
+    );
+    nginxMain = await started(startNginx({ upstream: mainPort }), (n) => n.stop());
+    nginxExpiry = await started(startNginx({ upstream: expiryPort }), (n) => n.stop());
+  } catch (error) {
+    for (const step of undo) await step().catch(() => undefined);
+    throw error;
+  }
 
   process.env.E2E_STATE = join(dir, 'state.json');
   const state: E2EState = {
