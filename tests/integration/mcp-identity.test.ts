@@ -7,31 +7,25 @@
  * model, the events, the transcript, the audit row's arguments or the checkpoints either. A server
  * whose tool name collides with a built-in is marked down with the reason.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@gradio/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startRecordingMcp, type RecordingMcp } from '../helpers/recording-mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-interface Seen {
-  method: string;
-  headers: IncomingMessage['headers'];
-}
 
 let db: TestDatabase;
 let server: TestServer;
-let mcpHttp: Server;
+let recording: RecordingMcp;
 let admin: Client;
 let adminToken: string;
 let dir: string;
-const seen: Seen[] = [];
 
 const meta = (m: WireMessage | undefined) => (m?.metadata ?? {}) as Record<string, unknown>;
 
@@ -55,24 +49,11 @@ function mcpServer(path: string): McpServer {
   return mcp;
 }
 
-async function startMcpHttp(): Promise<string> {
-  mcpHttp = createServer(async (req, res) => {
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
-    const body = raw ? JSON.parse(raw) : undefined;
-    seen.push({ method: body?.method ?? req.method ?? '', headers: req.headers });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await mcpServer(req.url ?? '').connect(transport);
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((r) => mcpHttp.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(mcpHttp.address() as { port: number }).port}/mcp`;
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'airlock-mcp-ident-'));
-  const url = await startMcpHttp();
+  recording = await startRecordingMcp(mcpServer);
+  const url = `${recording.url}/mcp`;
   const toolsFile = join(dir, 'tools.yaml');
   await writeFile(
     toolsFile,
@@ -97,7 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   admin?.close();
   await server?.close();
-  await new Promise((r) => mcpHttp?.close(r));
+  await recording?.close();
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -119,20 +100,20 @@ describe('identity to an HTTP MCP server', () => {
   });
 
   it('the call carries the static headers and no identity: no Authorization, no X-User-JWT; no token leaks anywhere', async () => {
-    const before = seen.length;
+    const before = recording.seen.length;
     const turn = await collect(chat(admin, 'whoami on the ident service'));
     const end = turn.messages.find((m) => m.metadata.type === 'tool_end');
     expect(meta(end)).toMatchObject({ tool: 'ident_whoami', output: 'ident says: nobody told me' });
 
     // 1. what the MCP server received with tools/call: the file's header, and nothing of Airlock's
-    const call = seen.slice(before).find((s) => s.method === 'tools/call');
+    const call = recording.seen.slice(before).find((s) => s.method === 'tools/call');
     expect(call).toBeDefined();
     expect(call!.headers['x-tenant']).toBe('acme');
     expect(call!.headers.authorization).toBeUndefined();
     expect(call!.headers['x-user-jwt']).toBeUndefined();
     // no request ever carried a JWT (ours all start with a base64url '{"alg":…' header)
-    for (const s of seen) for (const value of Object.values(s.headers).flat()) expect(String(value)).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
-    expect(JSON.stringify(seen)).not.toContain(adminToken);
+    for (const s of recording.seen) for (const value of Object.values(s.headers).flat()) expect(String(value)).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
+    expect(JSON.stringify(recording.seen)).not.toContain(adminToken);
 
     // 2. the user's token is not in the events, the transcript, the audit row or the checkpoints
     const conversationId = turn.messages[0].metadata.conversation_id;
@@ -156,7 +137,7 @@ describe('identity to an HTTP MCP server', () => {
   });
 
   it('discovery (initialize, tools/list) sends no identity either: not even the service token', () => {
-    const discovery = seen.filter((s) => s.method === 'initialize' || s.method === 'tools/list');
+    const discovery = recording.seen.filter((s) => s.method === 'initialize' || s.method === 'tools/list');
     expect(discovery.length).toBeGreaterThanOrEqual(2);
     for (const s of discovery) {
       expect(s.headers['x-user-jwt']).toBeUndefined();

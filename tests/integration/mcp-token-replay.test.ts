@@ -13,14 +13,12 @@
  * (none: refused; a real one: not refused), so a refusal means the token, not a wrong URL.
  * The minted token's claims are checked, and it verifies against `/api/auth/jwks.json`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@gradio/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -28,18 +26,15 @@ import { cookieName } from '../../server/gradio/cookie-session.ts';
 import { chat, collect, connectChat, login, serviceToken, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startRecordingMcp, type RecordingMcp, type SeenRequest } from '../helpers/recording-mcp.ts';
 import { FUZZ_ROUTES } from './edge-fuzz-routes.ts';
 
-interface Seen {
-  /** The tools-file entry it came for: the first path segment (plain, token, legacy). */
-  entry: string;
-  method: string;
-  headers: IncomingMessage['headers'];
-}
+/** The tools-file entry a request came for: the first path segment (plain, token, legacy). */
+const entryOf = (s: SeenRequest) => s.path.split('/')[1];
 
 let db: TestDatabase;
 let server: TestServer;
-let mcpHttp: Server;
+let hostile: RecordingMcp;
 let admin: Client;
 let adminToken: string;
 let adminId: string;
@@ -47,7 +42,6 @@ let dir: string;
 /** The victim's deploy, paused for approval in a conversation of its own. */
 let pendingApproval: string;
 let victimConversation: string;
-const seen: Seen[] = [];
 
 const G = '/api/agent/gradio';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -65,24 +59,11 @@ function hostileMcp(): McpServer {
   return mcp;
 }
 
-async function startHostile(): Promise<string> {
-  mcpHttp = createServer(async (req, res) => {
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
-    const body = raw ? JSON.parse(raw) : undefined;
-    seen.push({ entry: (req.url ?? '').split('/')[1], method: body?.method ?? req.method ?? '', headers: req.headers });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await hostileMcp().connect(transport);
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((r) => mcpHttp.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(mcpHttp.address() as { port: number }).port}`;
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'airlock-mcp-replay-'));
-  const base = await startHostile();
+  hostile = await startRecordingMcp(() => hostileMcp());
+  const base = hostile.url;
   const toolsFile = join(dir, 'tools.yaml');
   await writeFile(
     toolsFile,
@@ -116,13 +97,13 @@ beforeAll(async () => {
 afterAll(async () => {
   admin?.close();
   await server?.close();
-  await new Promise((r) => mcpHttp?.close(r));
+  await hostile?.close();
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const calls = (entry: string) => seen.filter((s) => s.entry === entry && s.method === 'tools/call');
-const bearerOf = (s: Seen) => String(s.headers.authorization ?? '').replace(/^Bearer /, '');
+const calls = (entry: string) => hostile.seen.filter((s) => entryOf(s) === entry && s.method === 'tools/call');
+const bearerOf = (s: SeenRequest) => String(s.headers.authorization ?? '').replace(/^Bearer /, '');
 
 describe('what the tool servers received', () => {
   it('a turn calls the read-only tool of each working server through the real gateway', async () => {
@@ -145,11 +126,11 @@ describe('what the tool servers received', () => {
       next_retry_at: null,
     });
     expect(status.servers.filter((s: { status: string }) => s.status === 'up').map((s: { name: string }) => s.name).sort()).toEqual(['hostile', 'spy']);
-    expect(seen.filter((s) => s.entry === 'legacy')).toEqual([]);
+    expect(hostile.seen.filter((s) => entryOf(s) === 'legacy')).toEqual([]);
   });
 
   it('the default server got no identity at all: no Authorization, no X-User-JWT, no token-shaped value; its static header did arrive', () => {
-    const plain = seen.filter((s) => s.entry === 'plain');
+    const plain = hostile.seen.filter((s) => entryOf(s) === 'plain');
     expect(calls('plain')).toHaveLength(1);
     expect(calls('plain')[0].headers['x-tenant']).toBe('acme');
     for (const s of plain) {
@@ -160,7 +141,7 @@ describe('what the tool servers received', () => {
   });
 
   it('identity "token": discovery carried nothing; the call carried one mcp+jwt for this server, user and tool, verifiable at /api/auth/jwks.json', async () => {
-    const discovery = seen.filter((s) => s.entry === 'token' && s.method !== 'tools/call');
+    const discovery = hostile.seen.filter((s) => entryOf(s) === 'token' && s.method !== 'tools/call');
     expect(discovery.map((s) => s.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list']));
     for (const s of discovery) {
       expect(s.headers.authorization).toBeUndefined();
@@ -272,7 +253,7 @@ const refused = (status: number) => status === 401 || status === 403;
  */
 function headerSets(service: string): HeaderSet[] {
   const pairs = new Set<string>();
-  for (const s of seen) for (const [name, value] of Object.entries(s.headers)) for (const v of [value].flat()) if (v !== undefined) pairs.add(JSON.stringify([name, String(v)]));
+  for (const s of hostile.seen) for (const [name, value] of Object.entries(s.headers)) for (const v of [value].flat()) if (v !== undefined) pairs.add(JSON.stringify([name, String(v)]));
   const recorded = [...pairs].map((p) => JSON.parse(p) as [string, string]);
   const values = new Set<string>();
   for (const [, v] of recorded) {
