@@ -15,9 +15,13 @@ export function isValidTimestamp(text: string): boolean {
   if (year < 1 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
   const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeap(year) ? 1 : 0);
   if (day < 1 || day > daysInMonth) return false;
-  const offset = m[8];
-  if (offset && offset.toUpperCase() !== 'Z' && Number(offset.slice(1, 3)) > 15) return false;
-  return true;
+  return isValidOffset(m[8], m[9]);
+}
+
+/** A UTC offset PostgreSQL accepts: none, Z, or ±hh[[:]mm] up to 15 hours and 59 minutes. */
+function isValidOffset(offset: string | undefined, minutes: string | undefined): boolean {
+  if (!offset || offset.toUpperCase() === 'Z') return true;
+  return Number(offset.slice(1, 3)) <= 15 && (!minutes || Number(minutes.slice(-2)) <= 59);
 }
 
 function isLeap(year: number): boolean {

@@ -7,14 +7,22 @@
 import { authenticateUser, isAuthError, keyStoreFor, revokeToken, signUserToken } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
-import { RequestRejectedError, type GradioPluginOptions } from '../gradio/index.ts';
+import { GradioError, RequestRejectedError, type GradioPluginOptions } from '../gradio/index.ts';
 
 type Verify = (token: string) => Promise<{ jti: string; exp: number }>;
+
+/** 400 VALIDATION_ERROR in Gradio's shape (`detail`) with the taxonomy's `error` beside it. */
+function nulRefused(field: 'username' | 'password'): GradioError {
+  const message = `${field}: must not contain the NUL character`;
+  return new GradioError('VALIDATION_ERROR', 400, { detail: message, error: { code: 'VALIDATION_ERROR', message, retryable: false, details: [{ path: field, message }] } });
+}
 
 /** `login` and `logout` options for gradioPlugin. */
 export function gradioLogin(deps: { pool: Pool; config: Pick<Config, 'jwt'>; verify: Verify }): Pick<GradioPluginOptions, 'login' | 'logout'> {
   return {
     async login(username, password, { ip }) {
+      // PostgreSQL text cannot hold U+0000: refused here as the REST login refuses it, not as a 500.
+      if (username.includes('\u0000') || password.includes('\u0000')) throw nulRefused(username.includes('\u0000') ? 'username' : 'password');
       try {
         const user = await authenticateUser(deps.pool, { username, password, address: ip });
         const issued = await signUserToken(keyStoreFor(deps.pool), { issuer: deps.config.jwt.issuer, ttlS: deps.config.jwt.userTokenTtlS, user });

@@ -34,7 +34,12 @@ const FileSchema = z
 const FilesSchema = z.array(FileSchema).max(10, 'at most 10 files per message');
 const MessageObjectSchema = z.looseObject({ text: z.string('message.text must be a string').nullish(), files: z.unknown().optional() });
 const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID)');
-const RequestIdSchema = z.string('request_id must be a string').trim().min(1).max(200, 'request_id must be at most 200 characters');
+const RequestIdSchema = z
+  .string('request_id must be a string')
+  .trim()
+  .min(1)
+  .max(200, 'request_id must be at most 200 characters')
+  .refine((id) => !id.includes('\u0000'), 'must not contain the NUL character');
 const ApprovalIdSchema = z.uuid('approval_id must be an approval id (a UUID)');
 const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
 

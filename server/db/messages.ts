@@ -8,6 +8,7 @@
 import { AirlockError } from '../errors.ts';
 import { isUuid } from './conversations.ts';
 import type { Queryable } from './pool.ts';
+import { storableJson, storableText } from './storable.ts';
 
 export type MessageRole = 'user' | 'assistant';
 
@@ -62,12 +63,13 @@ export interface AppendMessageInput {
  * Appends a message and returns the row. With `requestId`: a repeat with the same role, content
  * and metadata returns the first message (no second row); a different payload throws
  * AirlockError CONFLICT. Concurrent duplicates are safe (unique index + ON CONFLICT). An unknown
- * conversation throws AirlockError NOT_FOUND.
+ * conversation throws AirlockError NOT_FOUND. A NUL in content or metadata (model or tool text)
+ * is stored as U+FFFD (storable.ts).
  * @example await appendMessage(pool, { conversationId, role: 'assistant', content: '', metadata: { type: 'tool', tool_call_id } });
  */
 export async function appendMessage(q: Queryable, input: AppendMessageInput): Promise<Message> {
-  const metadata = JSON.stringify(input.metadata ?? {});
-  const params = [input.conversationId, input.role, input.content, metadata, input.requestId ?? null];
+  const metadata = storableJson(input.metadata ?? {});
+  const params = [input.conversationId, input.role, storableText(input.content), metadata, input.requestId ?? null];
   if (!isUuid(input.conversationId)) throw new AirlockError('NOT_FOUND', 'No such conversation.');
   let rows: MessageRow[];
   try {
@@ -102,8 +104,8 @@ export async function appendMessage(q: Queryable, input: AppendMessageInput): Pr
 
 /**
  * Updates a message's content and/or metadata. `metadata` replaces it; `metadataPatch` merges
- * top-level keys into it (jsonb `||`), e.g. a tool card's `{status: 'done', output}`.
- * Returns the updated row, or null when there is no such message.
+ * top-level keys into it (jsonb `||`), e.g. a tool card's `{status: 'done', output}`. NUL is
+ * stored as U+FFFD, as by appendMessage. Returns the updated row, or null when there is no such message.
  */
 export async function updateMessage(
   q: Queryable,
@@ -117,9 +119,9 @@ export async function updateMessage(
      WHERE m.id = $1 RETURNING ${COLUMNS}`,
     [
       input.id,
-      input.content ?? null,
-      input.metadata === undefined ? null : JSON.stringify(input.metadata),
-      input.metadataPatch === undefined ? null : JSON.stringify(input.metadataPatch),
+      input.content == null ? null : storableText(input.content),
+      input.metadata === undefined ? null : storableJson(input.metadata),
+      input.metadataPatch === undefined ? null : storableJson(input.metadataPatch),
     ],
   );
   return rows[0] ? toMessage(rows[0]) : null;
@@ -139,7 +141,7 @@ export async function patchNewestByMetadata(
     `UPDATE messages m SET metadata = m.metadata || $4::jsonb
      WHERE m.id = (SELECT id FROM messages WHERE conversation_id = $1 AND metadata ->> $2 = $3 ORDER BY seq DESC LIMIT 1)
      RETURNING ${COLUMNS}`,
-    [input.conversationId, input.key, input.value, JSON.stringify(input.metadataPatch)],
+    [input.conversationId, input.key, input.value, storableJson(input.metadataPatch)],
   );
   return rows[0] ? toMessage(rows[0]) : null;
 }

@@ -7,6 +7,7 @@
  */
 import { getEventHead } from '../db/event-heads.ts';
 import { releaseOnce, withTransaction, type Pool, type Queryable } from '../db/index.ts';
+import { storableJson } from '../db/storable.ts';
 import { validateDraft, type EventDraft, type LedgerEvent } from './events.ts';
 import { runIdOf, type CommitListener, type Ledger, type LedgerPage } from './ledger.ts';
 
@@ -127,7 +128,8 @@ export class PgLedger implements Ledger {
 
 /**
  * One statement (one round trip): take the seqs from the head row, insert the events, notify.
- * The head row stays locked until the caller's transaction ends, so seqs are gap-free.
+ * The head row stays locked until the caller's transaction ends, so seqs are gap-free. A NUL in a
+ * payload (model or tool text; jsonb refuses it) is stored as U+FFFD.
  */
 async function insertEvents(tx: Queryable, conversationId: string, drafts: EventDraft[]): Promise<LedgerEvent[]> {
   const { rows } = await tx.query<EventRow>(
@@ -143,7 +145,7 @@ async function insertEvents(tx: Queryable, conversationId: string, drafts: Event
      )
      SELECT inserted.*, pg_notify('${CHANNEL_PREFIX}' || current_schema(), $1 || ':' || head.last_seq) IS NULL AS _n
      FROM inserted, head ORDER BY inserted.seq`,
-    [conversationId, drafts.length, drafts.map(runIdOf), drafts.map((d) => d.kind), drafts.map((d) => JSON.stringify(d.payload))],
+    [conversationId, drafts.length, drafts.map(runIdOf), drafts.map((d) => d.kind), drafts.map((d) => storableJson(d.payload))],
   );
   return rows.map(toEvent);
 }

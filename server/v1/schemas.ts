@@ -1,11 +1,18 @@
 /**
  * The headless API's request shapes (seed 000), validated with zod at the edge. Unknown fields are
  * ignored (the seed's consumers must tolerate them, and so do we): model, temperature, skills…
+ * As at the REST edge (http/validate.ts), what PostgreSQL would refuse is a VALIDATION_ERROR here,
+ * never a 500: U+0000 in any string or key, a body nested deeper than MAX_NESTING, and `metadata`
+ * (stored as jsonb, echoed on every read) nested deeper than METADATA_MAX_DEPTH.
  * @module
  */
 import { z } from 'zod';
 import type { ToolPolicy } from '../agent/tool-policy.ts';
 import { AirlockError } from '../errors.ts';
+import { MAX_NESTING, pathDeeperThan, pathOfNul } from '../http/validate.ts';
+
+/** Deepest `metadata` a run may carry: the object itself is level 1 (issue 30). */
+export const METADATA_MAX_DEPTH = 32;
 
 const Message = z.object({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -48,8 +55,21 @@ export interface RunRequest {
   stream: boolean;
 }
 
+/** A VALIDATION_ERROR for one field, in this API's shape (`path: message`, details). */
+function invalid(path: string, message: string): AirlockError {
+  return new AirlockError('VALIDATION_ERROR', `${path}: ${message}`, { details: [{ path, message }] });
+}
+
+/** Pure: the first thing PostgreSQL would refuse in a parsed body, as a VALIDATION_ERROR, else null. */
+export function unstorable(value: unknown): AirlockError | null {
+  const nul = pathOfNul(value);
+  return nul === null ? null : invalid(nul || 'body', 'must not contain the NUL character');
+}
+
 /** Parses a completion / run body; VALIDATION_ERROR naming the first problem. */
 export function parseRunRequest(body: unknown): RunRequest {
+  const tooDeep = pathDeeperThan(body, MAX_NESTING);
+  if (tooDeep !== null) throw invalid(tooDeep, `must not nest deeper than ${MAX_NESTING} levels`);
   const parsed = CompletionRequest.safeParse(body ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -58,6 +78,10 @@ export function parseRunRequest(body: unknown): RunRequest {
     });
   }
   const r = parsed.data;
+  const deepMetadata = pathDeeperThan(r.metadata, METADATA_MAX_DEPTH);
+  if (deepMetadata !== null) throw invalid(`metadata.${deepMetadata}`, `must not nest deeper than ${METADATA_MAX_DEPTH} levels`);
+  const nul = unstorable(r);
+  if (nul) throw nul;
   const user = r.messages.findLast((m) => m.role === 'user');
   const text = user ? textOf(user.content).trim() : '';
   if (!text) throw new AirlockError('VALIDATION_ERROR', 'messages must include a non-empty user message.');
@@ -99,10 +123,14 @@ export const DecisionBody = z.object({ reason: z.string().max(2000).nullish() })
 
 export const IdParams = z.object({ id: z.string().min(1).max(100) });
 
-/** Parses with a zod schema; VALIDATION_ERROR on failure. */
+/** Parses with a zod schema; VALIDATION_ERROR on failure, and on NUL anywhere in what it keeps. */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const parsed = schema.safeParse(value ?? {});
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const nul = unstorable(parsed.data);
+    if (nul) throw nul;
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0];
   throw new AirlockError('VALIDATION_ERROR', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
 }

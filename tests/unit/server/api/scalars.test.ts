@@ -17,6 +17,10 @@ describe('isValidTimestamp', () => {
     ['2026-01-01T24:00:00Z', false],
     ['2026-01-01T23:60:00Z', false],
     ['2026-01-01T00:00:00+99:00', false],
+    ['2026-01-01T00:00:00+15:99', false], // issue 30: PostgreSQL refused it (a 500)
+    ['2026-01-01T00:00:00-0560', false],
+    ['2026-01-01T00:00:00+15:59', true],
+    ['2026-01-01T00:00:00+0530', true],
     ['not a date', false],
     ['', false],
   ])('%j -> %s', (text, ok) => expect(isValidTimestamp(text)).toBe(ok));

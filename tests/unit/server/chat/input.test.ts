@@ -36,6 +36,7 @@ describe('normalizeChatInput', () => {
     ['approval id not a uuid', ['confirm', ID, 'confirm', null, null, null, 'first'], null, /approval_id/],
     ['request id too long', [{ text: 'x' }, null, null, null, null, 'r'.repeat(201)], null, /request_id/],
     ['request_id of a wrong type', [{ text: 'x' }, null, null, null, null, 42], null, /request_id/],
+    ['NUL in the request_id', [{ text: 'x' }, null, null, null, null, 'r\u0000id'], null, /request_id: .*NUL/],
     ['too many files', [{ text: 'x', files: Array.from({ length: 11 }, (_, i) => `/f${i}`) }], null, /files/],
     ['NUL in the text', [{ text: 'a\u0000b' }], null, /NUL/],
     ['NUL in a plain-string message', ['a\u0000b'], null, /NUL/],

@@ -89,6 +89,21 @@ describe('parseRunRequest', () => {
   for (const body of bad) {
     it(`refuses ${JSON.stringify(body)}`, () => expect(() => parseRunRequest(body)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' })));
   }
+  const nest = (levels: number) => {
+    let v: Record<string, unknown> = {};
+    for (let i = 1; i < levels; i++) v = { d: v };
+    return v;
+  };
+  const user = [{ role: 'user', content: 'x' }];
+  it.each([
+    ['NUL in the content', { messages: [{ role: 'user', content: 'a\u0000b' }] }, /^messages\.0\.content: .*NUL/],
+    ['NUL in a metadata key', { messages: user, metadata: { 'k\u0000': 1 } }, /^metadata\.k\u0000: .*NUL/],
+    ['metadata 33 levels deep', { messages: user, metadata: nest(33) }, /^metadata\.(d\.){31}d: must not nest deeper than 32 levels$/],
+    ['a body nested 5,000 deep', { messages: user, extra: nest(5_000) }, /must not nest deeper than 64 levels/],
+  ])('refuses %s (issue 30: PostgreSQL would refuse it)', (_name, body, message) => {
+    expect(() => parseRunRequest(body)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(message) }));
+  });
+  it('accepts metadata 32 levels deep', () => expect(parseRunRequest({ messages: user, metadata: nest(32) }).metadata).toEqual(nest(32)));
 });
 
 const RUN = '00000000-0000-4000-8000-0000000000aa';
