@@ -33,6 +33,8 @@ const EnvSchema = z.object({
   OPENAI_MODEL: z.string().default('airlock-offline-1'),
   OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** A model stream silent this long between chunks (comments such as `: ping` do not count) ends the turn with LLM_UNAVAILABLE. */
+  MODEL_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** The model accepts image content parts; otherwise it is told an image was attached and cannot be seen. */
   OPENAI_VISION: bool.default(false),
   /** Attached text (files, PDF text) the model gets per file and per turn; beyond: head + tail + a note. */
@@ -122,7 +124,7 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   publicUrl: string | undefined;
   apiUrl: string | undefined;
-  model: { baseUrl: string | undefined; apiKey: string; name: string; timeoutMs: number; maxRetries: number };
+  model: { baseUrl: string | undefined; apiKey: string; name: string; timeoutMs: number; maxRetries: number; idleTimeoutMs: number };
   offlineModelDelayMs: number;
   approvalTimeoutS: number;
   demoUsers: boolean;
@@ -181,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       name: e.OPENAI_MODEL,
       timeoutMs: e.OPENAI_TIMEOUT_MS,
       maxRetries: e.OPENAI_MAX_RETRIES,
+      idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS,
     },
     offlineModelDelayMs: e.OFFLINE_MODEL_DELAY_MS,
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,

@@ -4,6 +4,7 @@
  * @module
  */
 import { ChatOpenAI, ChatOpenAICompletions, ChatOpenAIResponses } from '@langchain/openai';
+import { idleTimeoutFetch } from './model-fetch.ts';
 
 export interface ModelSettings {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:3000/api/offline-model/v1`. */
@@ -13,6 +14,8 @@ export interface ModelSettings {
   timeoutMs: number;
   /** Retries after the first attempt (the OpenAI SDK backs off between them). */
   maxRetries: number;
+  /** A streamed answer silent this long between chunks fails (MODEL_IDLE_TIMEOUT_MS; default 60 s). */
+  idleTimeoutMs?: number;
 }
 
 /** Names that make ChatOpenAI switch to the Responses API, which chat-completions servers lack (notes §4). */
@@ -33,7 +36,8 @@ export function createChatModel(settings: ModelSettings): ChatOpenAI {
     apiKey: settings.apiKey || 'unused',
     timeout: settings.timeoutMs,
     maxRetries: settings.maxRetries,
-    configuration: { baseURL: settings.baseUrl.replace(/\/+$/, '') },
+    // `timeout` ends a request whose answer does not start; the fetch ends one that stops midway.
+    configuration: { baseURL: settings.baseUrl.replace(/\/+$/, ''), fetch: idleTimeoutFetch(settings.idleTimeoutMs ?? 60_000) },
   };
   // The delegates go into the fields, so every copy shares them: ChatOpenAI.withConfig (what
   // bindTools does on each model call) builds a new ChatOpenAI from its fields, and without them

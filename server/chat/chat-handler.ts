@@ -5,7 +5,9 @@
  *     -> follow the run from its start -> ChatMessages (chat-projection.ts)
  *
  * The run belongs to the engine, not to this connection: a client that goes away only stops
- * following it; /cancel (Stop) and shutdown fire `cancelSignal`, which cancels the run.
+ * following it; /cancel (Stop) and shutdown fire `cancelSignal`, which cancels the run. So that
+ * Stop still reaches a run whose client left (issue 30 item 6), the handler, and with it the
+ * Gradio event and its id, lasts until the run ends: a /cancel naming the event then stops it.
  * @module
  */
 import type { Engine } from '../engine/index.ts';
@@ -47,6 +49,8 @@ export function createChatHandler({ engine }: { engine: Engine }) {
       if (!isAirlockError(error)) throw error;
       yield emit({ type: 'error', code: error.code, detail: error.message, retryable: error.retryable });
     } finally {
+      // The client left mid-run (the queue stopped pulling): stay cancellable until the run ends.
+      if (request.signal.aborted && !request.cancelSignal.aborted) await run.finished();
       request.cancelSignal.removeEventListener('abort', cancel);
     }
   };

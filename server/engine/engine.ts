@@ -69,6 +69,8 @@ export interface RunHandle {
   events(): AsyncIterableIterator<LiveEvent>;
   /** Stop (the explicit user action). A no-op when the run is not running in this process. */
   cancel(): void;
+  /** Settles when the run is no longer running in this process (at once when it never ran here). */
+  finished(): Promise<void>;
 }
 
 interface LocalRun {
@@ -126,8 +128,16 @@ export function createEngine(options: EngineOptions) {
       conversationId: run.conversationId,
       replayed,
       events: () => follow(run.id, run.conversationId),
-      cancel: () => runs.get(run.id)?.controller.abort(new RunAbort(closing ? 'shutdown' : 'cancelled')),
+      cancel: () => stop(run.id),
+      finished: () => runs.get(run.id)?.done ?? Promise.resolve(),
     };
+  }
+
+  /** Stops a run of this process (Stop, or the shutdown's when closing); false when none runs here. */
+  function stop(runId: string): boolean {
+    const local = runs.get(runId);
+    local?.controller.abort(new RunAbort(closing ? 'shutdown' : 'cancelled'));
+    return local !== undefined;
   }
 
   function start(run: Run, user: TurnUser, input: TurnContext['input'], opened: Pick<TurnContext, 'lease' | 'fresh' | 'setup' | 'unresumed'>, submittedAt: number): void {
@@ -235,6 +245,15 @@ export function createEngine(options: EngineOptions) {
       const { run, lease, setup, unresumed } = opened;
       start(run, user, { ...input, storedPaths }, { lease, fresh, setup, unresumed }, submittedAt);
       return handle(run, false);
+    },
+
+    /**
+     * Stop for a conversation's running answer, whoever follows it (issue 30: a page reloaded
+     * while its answer ran has no submission left to cancel). False when no run of it is here.
+     */
+    cancelConversation(conversationId: string): boolean {
+      const hub = liveByConversation.get(conversationId);
+      return hub !== undefined && stop(hub.runId);
     },
 
     /** The run streaming in this process for a conversation (for partial frames), if any. */

@@ -2,6 +2,7 @@
  * The conversation event routes of the gateway role (only it sees partial tokens):
  *   GET /api/agent/conversations/:id/events?after=&limit=      a page of committed events
  *   GET /api/agent/conversations/:id/events/stream?after=      SSE, resumable by Last-Event-ID
+ *   POST /api/agent/conversations/:id/cancel                   Stop for the running answer, whoever follows it
  *   GET /api/agent/v1/capabilities                             public: what this server offers
  * On close every open stream gets its remaining events, then `event: drain`.
  * @module
@@ -10,6 +11,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { parseInput } from '../http/validate.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger } from '../engine/index.ts';
+import { AirlockError } from '../errors.ts';
 import { processMetrics } from '../metrics/index.ts';
 import { ownConversation, type VerifyUser } from '../http/bearer-user.ts';
 import { capabilities } from './capabilities.ts';
@@ -48,6 +50,16 @@ export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, o
     const events = rows.slice(0, limit).map(({ seq, kind, payload, created_at }) => ({ seq, kind, payload, created_at }));
     reply.header('cache-control', 'no-store');
     return { events, next_after: events.at(-1)?.seq ?? after, has_more: rows.length > limit };
+  });
+
+  // Stop for a page that follows an answer it no longer submits (reloaded while it ran, issue 30).
+  // The run must stream in this process; a replica's run is stopped through its own.
+  app.post('/api/agent/conversations/:id/cancel', async (request, reply) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    await ownConversation(request, options, id);
+    if (!options.engine.cancelConversation(id)) throw new AirlockError('CONFLICT', 'No answer of this conversation is running here.');
+    reply.code(202);
+    return { conversation_id: id, cancelled: true };
   });
 
   app.get('/api/agent/conversations/:id/events/stream', async (request, reply) => {
