@@ -8,7 +8,10 @@
  *   resume {status: cancelled}                                      -> deny
  *
  * The AG-UI runId is the engine's request_id (of the last turn): a retry of the same run replays
- * it, and a reconnect finds it. Pure; the zod schema is AG-UI's own, narrowed where we need more.
+ * it, and a reconnect finds it. The new message's own id is kept with its turn (user.message
+ * `client_message_id`), so a reconnect's MESSAGES_SNAPSHOT names it as the client does. The
+ * threadId is any string of 1-128 characters without control characters (threads.ts maps it to
+ * a conversation). Pure; the zod schema is AG-UI's own, narrowed where we need more.
  * @module
  */
 import { contentHasMedia, contentToText } from '@ag-ui/core';
@@ -20,8 +23,16 @@ import { AirlockError } from '../errors.ts';
 /** The AG-UI run route (routes.ts); also the origin of a resume's decisions in their audit rows. */
 export const AG_UI_PATH = '/api/agent/ag-ui';
 
+/** The longest threadId (and the longest client message id kept with a turn). */
+export const THREAD_ID_MAX = 128;
+export const CLIENT_MESSAGE_ID_MAX = 256;
+
 export const AgUiRunInput = RunAgentInputSchema.extend({
-  threadId: z.uuid('threadId must be a conversation id (a UUID)'),
+  threadId: z
+    .string('threadId must be a string')
+    .min(1, 'threadId must not be empty')
+    .max(THREAD_ID_MAX, `threadId must be at most ${THREAD_ID_MAX} characters`)
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, 'threadId must not contain control characters'),
   runId: z.string('runId must be a string').trim().min(1, 'runId must not be empty').max(180, 'runId must be at most 180 characters'),
 });
 export type AgUiRunInput = z.infer<typeof AgUiRunInput>;
@@ -53,35 +64,46 @@ export function decisionsOf(resume: NonNullable<AgUiRunInput['resume']>): Decisi
   });
 }
 
-/** The text of the last user message; throws VALIDATION_ERROR when there is none or it has media. */
-export function lastUserText(messages: AgUiRunInput['messages']): string {
+/** The last user message: its text and id; throws VALIDATION_ERROR when there is none, it has media or its id is too long. */
+export function lastUserMessage(messages: AgUiRunInput['messages']): { text: string; clientMessageId: string | null } {
   const last = messages.findLast((m) => m.role === 'user');
   if (!last || last.role !== 'user') throw invalid('messages: a user message (or a resume array) is required');
   if (contentHasMedia(last.content)) throw invalid('messages: only text content is accepted here (upload files through /chat)');
   const text = contentToText(last.content).trim();
   if (!text) throw invalid('messages: the last user message is empty');
-  return text;
+  if (last.id.length > CLIENT_MESSAGE_ID_MAX) throw invalid(`messages: a message id must be at most ${CLIENT_MESSAGE_ID_MAX} characters`);
+  return { text, clientMessageId: last.id || null };
+}
+
+/** What one AG-UI run asks for, validated: one new message, or one decision per resume entry. */
+export type RunRequest = { message: { text: string; clientMessageId: string | null }; decisions: [] } | { message: null; decisions: Decision[] };
+
+/** Validates the run's input before anything is written; throws VALIDATION_ERROR. */
+export function requestOf(input: AgUiRunInput): RunRequest {
+  if (input.resume && input.resume.length > 0) return { message: null, decisions: decisionsOf(input.resume) };
+  return { message: lastUserMessage(input.messages), decisions: [] };
 }
 
 /**
- * The engine turns of one AG-UI run: one new message, or one decision per resume entry. Each
- * turn's request_id derives from the runId, the last one being the runId itself.
+ * The engine turns of one AG-UI run in `conversationId` (threads.ts): one new message, or one
+ * decision per resume entry. Each turn's request_id derives from the runId, the last one being the
+ * runId itself.
  */
-export function turnsOf(input: AgUiRunInput): { turns: TurnInput[]; decisions: Decision[] } {
+export function turnsOf(input: AgUiRunInput, request: RunRequest, conversationId: string): TurnInput[] {
   // origin: a resume's decisions (or a message superseding them) are audited as made here.
-  const base = { files: [], conversationId: input.threadId, origin: { method: 'POST', path: AG_UI_PATH } };
-  if (input.resume && input.resume.length > 0) {
-    const decisions = decisionsOf(input.resume);
-    const turns = decisions.map((d, i): TurnInput => ({
+  const base = { files: [], conversationId, origin: { method: 'POST', path: AG_UI_PATH } };
+  if (!request.message) {
+    const { decisions } = request;
+    return decisions.map((d, i): TurnInput => ({
       ...base,
       text: '',
       action: d.action,
       approvalId: d.approvalId,
       requestId: i === decisions.length - 1 ? input.runId : `${input.runId}#${i + 1}`,
     }));
-    return { turns, decisions };
   }
-  return { turns: [{ ...base, text: lastUserText(input.messages), action: null, approvalId: null, requestId: input.runId }], decisions: [] };
+  const { text, clientMessageId } = request.message;
+  return [{ ...base, text, clientMessageId, action: null, approvalId: null, requestId: input.runId }];
 }
 
 /** `Last-Event-ID`: absent (a new run or a retry) or a ledger seq; anything else is a 400. */

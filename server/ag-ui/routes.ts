@@ -2,9 +2,11 @@
  * `POST /api/agent/ag-ui`: the AG-UI protocol (RunAgentInput in, an SSE stream of AG-UI events
  * out), a thin adapter over the engine like /chat.
  *
- *   bearer user token -> RunAgentInput (zod) -> the caller's thread (unknown: created; another
- *   user's: 404) -> Last-Event-ID?  reconnect: the run of this runId, snapshot first, then live
- *                                   else: engine.submit per turn (input.ts) -> follow the last run
+ *   bearer user token -> RunAgentInput (zod) -> the conversation of the caller's thread
+ *   (threads.ts: a UUID is the conversation id, another string the caller's alias of one;
+ *   unknown: created; another user's UUID: 404)
+ *   -> Last-Event-ID?  reconnect: the run of this runId, snapshot first, then live
+ *                      else: engine.submit per turn (input.ts) -> follow the last run
  *
  * Request errors (bad input 400, no token 401, a thread that is not yours 404, a busy thread
  * 409) are HTTP errors with the taxonomy body; once the stream is open, a failure is RUN_ERROR
@@ -19,7 +21,7 @@ import { findRunByRequest } from '../db/runs.ts';
 import type { Pool } from '../db/index.ts';
 import { toTurnError, type Engine, type Ledger, type RunHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
-import { AG_UI_PATH, AgUiRunInput, lastEventId, turnsOf } from './input.ts';
+import { AG_UI_PATH, AgUiRunInput, lastEventId, requestOf, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
 import { reconnectFrames, runFrames } from './run-stream.ts';
 import { expiredApproval } from './interrupts.ts';
@@ -67,20 +69,24 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     const user = await bearerUser(request, options.verifyUser);
     const input = parseInput(AgUiRunInput, request.body, 'body');
     const resumeFrom = lastEventId(request.headers['last-event-id']);
+    // Events echo the caller's threadId; the engine knows the conversation it maps to.
     const view = (engineRunId: string, answering?: string[]) => new AgUiProjection({ threadId: input.threadId, runId: input.runId, engineRunId, answering });
 
     if (resumeFrom !== null) {
-      await ownThread(pool, { userId: user.userId, threadId: input.threadId });
+      const conversationId = await ownThread(pool, { userId: user.userId, threadId: input.threadId });
       const run = await findRunByRequest(pool, { userId: user.userId, requestId: input.runId });
-      if (!run || run.conversationId !== input.threadId) throw new AirlockError('NOT_FOUND', 'No such run in this thread.');
+      if (!run || run.conversationId !== conversationId) throw new AirlockError('NOT_FOUND', 'No such run in this thread.');
       return stream(reply, reconnectFrames(options, view(run.id), run));
     }
 
-    const { turns, decisions } = turnsOf(input);
-    await ownThread(pool, { userId: user.userId, threadId: input.threadId, create: decisions.length ? undefined : { text: turns[0].text } });
+    // Validated before the thread is touched: a bad input creates nothing.
+    const wanted = requestOf(input);
+    const { decisions } = wanted;
+    const conversationId = await ownThread(pool, { userId: user.userId, threadId: input.threadId, create: wanted.message ? { text: wanted.message.text } : undefined });
+    const turns = turnsOf(input, wanted, conversationId);
     // AG-UI: a stale resume is a RunError. Nothing is decided: cancelling it still goes through.
     const answering = decisions.filter((d) => d.resolved).map((d) => d.approvalId);
-    const stale = await expiredApproval(pool, input.threadId, answering, now());
+    const stale = await expiredApproval(pool, conversationId, answering, now());
     if (stale) return stream(reply, failedRun(view(''), errorFrame('APPROVAL_EXPIRED', `The approval ${stale} has expired; cancel the interrupt to continue the thread.`)));
     let run: RunHandle | undefined;
     for (const [i, turn] of turns.entries()) {

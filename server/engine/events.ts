@@ -26,7 +26,14 @@ const PolicySchema = z.strictObject({ scope: z.string().min(1), action: z.enum([
 
 /** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
 export const PAYLOADS = {
-  'user.message': z.strictObject({ run_id: RunId, request_id: z.string().min(1), text: z.string(), files: z.array(FileRefSchema) }),
+  'user.message': z.strictObject({
+    run_id: RunId,
+    request_id: z.string().min(1),
+    text: z.string(),
+    files: z.array(FileRefSchema),
+    /** The client's own id of the message (AG-UI Message.id, issue 24); absent when it sent none. */
+    client_message_id: z.string().min(1).max(256).optional(),
+  }),
   'tool.call': z.strictObject({ run_id: RunId, tool_call_id: z.string().min(1), tool: z.string().min(1), input: z.unknown(), policy: PolicySchema.optional() }),
   'tool.result': z.strictObject({
     run_id: RunId,

@@ -142,7 +142,8 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
       try {
         yield* await commit(async (tx) => {
           await transcript.user(input.text, files, tx);
-          return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files } }];
+          const clientId = input.clientMessageId ? { client_message_id: input.clientMessageId } : {};
+          return [{ kind: 'user.message', payload: { run_id: runId, request_id: input.requestId, text: input.text, files, ...clientId } }];
         });
       } catch (error) {
         void started?.stop(); // not awaited: the model may take its time to answer first

@@ -26,6 +26,8 @@ export interface TurnInput {
   requestId: string | null;
   /** Which pending approval a confirm or deny decides; null: the only one pending. */
   approvalId: string | null;
+  /** The client's own id of a new message (AG-UI), kept on its user.message; not part of the request hash. */
+  clientMessageId?: string | null;
   /**
    * Who decides, when not the requester the turn runs as (the headless approvals API: a user with
    * approvals:decide), and the reason they gave. Recorded on the approval row.

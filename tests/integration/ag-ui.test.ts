@@ -388,7 +388,8 @@ describe('AG-UI over raw HTTP', () => {
     const cases: unknown[] = [
       '{not json',
       {},
-      input('not-a-uuid'),
+      input(''),
+      input('x'.repeat(129)),
       input(threadId, { runId: '' }),
       input(threadId, { messages: [] }),
       input(threadId, { messages: [{ id: 'm', role: 'assistant', content: 'hi' }] }),
@@ -447,6 +448,121 @@ describe('AG-UI across replicas (a second real process on the same database)', (
       expect(await other.exited).toBe(0);
     } finally {
       await other.stop();
+    }
+  });
+});
+
+/** A fetch for HttpAgent that notes each SSE `id:` of the responses (HttpAgent itself drops them). */
+function idRecordingFetch(ids: string[]): typeof fetch {
+  return async (target, init) => {
+    const response = await fetch(target, init);
+    if (!response.body || response.status !== 200) return response;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          buffer += decoder.decode(chunk, { stream: true });
+          const lines = buffer.split('\n');
+          buffer = lines.pop()!;
+          for (const line of lines) if (line.startsWith('id:')) ids.push(line.slice(3).trim());
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+describe('issue 24: AG-UI reconnect and thread ids through HttpAgent', () => {
+  it('a two-turn thread, the second stream cut mid-answer and resumed with Last-Event-ID: the messages in true order, under the client’s ids', async () => {
+    const ids: string[] = [];
+    const agent = new HttpAgent({ url, headers: { Authorization: `Bearer ${admin}` }, threadId: randomUUID(), fetch: idRecordingFetch(ids) });
+    agent.addMessage({ id: 'u1', role: 'user', content: "what's the health of payments-api" });
+    await agent.runAgent();
+    expect(agent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+
+    // Turn 2: cut once some of the answer (after the tool's result) has arrived after an id.
+    agent.addMessage({ id: 'u2', role: 'user', content: "what's the health of checkout-api" });
+    const runId = randomUUID();
+    const before = ids.length;
+    let afterResult = 0;
+    let resultSeen = false;
+    const cut = agent.subscribe({
+      onEvent: ({ event }) => {
+        if (event.type === 'TOOL_CALL_RESULT') resultSeen = true;
+        if (event.type === 'TEXT_MESSAGE_CONTENT' && resultSeen && ++afterResult === 2 && ids.length > before) agent.abortRun();
+      },
+    });
+    await agent.runAgent({ runId }).catch(() => {});
+    cut.unsubscribe();
+    // The client holds the second answer in part (the offline model's is ~15 words, paced).
+    expect(agent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    const partial = agent.messages.at(-1)!.content as string;
+    expect(partial.length).toBeGreaterThan(0);
+    const rows = () => ledger(agent.threadId);
+
+    // Resume through HttpAgent: the same runId, with Last-Event-ID.
+    const events: BaseEvent[] = [];
+    agent.headers = { ...agent.headers, 'Last-Event-ID': ids.at(-1)! };
+    await agent.runAgent({ runId }, { onEvent: ({ event }) => void events.push(event) });
+    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['RUN_STARTED', 'MESSAGES_SNAPSHOT']);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+
+    const messages = agent.messages;
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    expect(messages[0]).toMatchObject({ id: 'u1', content: "what's the health of payments-api" });
+    expect(messages[4]).toMatchObject({ id: 'u2', content: "what's the health of checkout-api" });
+    expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+    // Each tool result follows its call; each answer is the committed one, whole and once.
+    for (const i of [2, 6]) expect((messages[i] as any).toolCallId).toBe((messages[i - 1] as any).toolCalls[0].id);
+    const answers = (await rows()).filter((e) => e.kind === 'assistant.message' && e.payload.text).map((e) => e.payload.text);
+    expect([messages[3].content, messages[7].content]).toEqual(answers);
+    expect(answers[1].startsWith(partial) && answers[1].length > partial.length).toBe(true);
+    // The ledger keeps the client's ids with the turns.
+    expect((await rows()).filter((e) => e.kind === 'user.message').map((e) => e.payload.client_message_id)).toEqual(['u1', 'u2']);
+  });
+
+  it('a threadId that is not a UUID works across two turns, is echoed, and is isolated per user', async () => {
+    const threadId = 'thread_abc123';
+    const { agent, events } = agentFor(admin, threadId);
+    await say(agent, 'hello');
+    await say(agent, "what's the health of payments-api");
+    expect(events.filter((e) => e.type === 'RUN_STARTED' || e.type === 'RUN_FINISHED').map((e: any) => e.threadId)).toEqual([threadId, threadId, threadId, threadId]);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+    const mapped = async (token: string) =>
+      (await db.pool.query('SELECT t.conversation_id, c.user_id, u.username FROM conversation_aliases t JOIN conversations c ON c.id = t.conversation_id JOIN users u ON u.id = c.user_id WHERE t.external_id = $1 AND u.username = $2', [threadId, token])).rows;
+    const [mine] = await mapped('admin');
+    expect(mine).toBeDefined();
+    const users = (await ledger(mine.conversation_id)).filter((e) => e.kind === 'user.message').map((e) => e.payload.text);
+    expect(users).toEqual(['hello', "what's the health of payments-api"]);
+
+    // The viewer's thread of the same name is the viewer's own: nothing of the admin's, nothing written to it.
+    const adminRows = (await ledger(mine.conversation_id)).length;
+    const { agent: other } = agentFor(viewer, threadId);
+    await say(other, 'hello');
+    expect(other.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const [theirs] = await mapped('viewer');
+    expect(theirs.conversation_id).not.toBe(mine.conversation_id);
+    expect((await ledger(mine.conversation_id)).length).toBe(adminRows);
+    expect((await ledger(theirs.conversation_id)).filter((e) => e.kind === 'user.message')).toHaveLength(1);
+    // A reconnect of the admin's run through the viewer's thread of that name: no such run there.
+    const adminRun = (await db.pool.query('SELECT request_id FROM runs WHERE conversation_id = $1 ORDER BY started_at DESC LIMIT 1', [mine.conversation_id])).rows[0].request_id;
+    expect(await post(input(threadId, { runId: adminRun }), { token: viewer, headers: { 'last-event-id': '1' } })).toMatchObject({ status: 404 });
+    // The admin's own reconnect finds it: the snapshot of the admin's thread, under the client's ids.
+    const again = await post(input(threadId, { runId: adminRun }), { token: admin, headers: { 'last-event-id': '1' } });
+    const snapshot = again.frames.find((f) => f.data?.type === 'MESSAGES_SNAPSHOT')!.data.messages as { id: string; role: string }[];
+    expect(snapshot.filter((m) => m.role === 'user').map((m) => m.id)).toEqual(agent.messages.filter((m) => m.role === 'user').map((m) => m.id));
+    expect(again.frames.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', threadId });
+  });
+
+  it('a threadId is any string of 1–128 characters without control characters', async () => {
+    const long = 'x'.repeat(128);
+    const ok = await post(input(long, { messages: [{ id: 'm', role: 'user', content: 'hello' }] }), { token: admin });
+    expect(ok.status).toBe(200);
+    expect(ok.frames.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', threadId: long });
+    for (const bad of ['', 'x'.repeat(129), 'a\u0000b', 'line\nbreak']) {
+      expect(await post(input(bad), { token: admin }), JSON.stringify(bad)).toMatchObject({ status: 400, json: { error: { code: 'VALIDATION_ERROR' } } });
     }
   });
 });

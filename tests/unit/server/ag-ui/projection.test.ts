@@ -156,4 +156,24 @@ describe('threadMessages (the reconnect snapshot)', () => {
     const ledger = [committed('user.message', { request_id: 'r', text: 'hi', files: [] }), committed('assistant.message', { text: 'Hi' })];
     expect(threadMessages(ledger).at(-1)!.id).toBe(live.messageId);
   });
+
+  it("a user message keeps the client's id (issue 24); a missing, reused or clashing one falls back to the server's", () => {
+    seq = 0;
+    const [r1, r2, r3, r4] = ['11111111-2222-4333-8444-000000000001', '11111111-2222-4333-8444-000000000002', '11111111-2222-4333-8444-000000000003', '11111111-2222-4333-8444-000000000004'];
+    const user = (run: string, text: string, id?: string) => committed('user.message', { request_id: text, text, files: [], ...(id ? { client_message_id: id } : {}) }, run);
+    const events = [
+      user(r1, 'one', 'u1'),
+      committed('tool.call', { tool_call_id: 'u3', tool: 'check_health', input: {} }, r1),
+      user(r2, 'two'), // /chat: no client id
+      user(r3, 'three', 'u1'), // a client that reuses ids
+      user(r4, 'four', 'u3'), // the id of a tool call
+    ];
+    expect(threadMessages(events).map((m) => [m.role, m.id])).toEqual([
+      ['user', 'u1'],
+      ['assistant', 'u3'],
+      ['user', `${r2}:user`],
+      ['user', `${r3}:user`],
+      ['user', `${r4}:user`],
+    ]);
+  });
 });
