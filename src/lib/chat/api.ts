@@ -6,6 +6,7 @@
  */
 import { ApiError, toErrorCode } from './errors.ts';
 import { readSse, type SseFrame } from './event-stream.ts';
+import type { ServerClock } from './server-clock.ts';
 import type { ActiveState, Conversation, StoredMessage, User } from './types.ts';
 
 export interface ApiOptions {
@@ -19,11 +20,19 @@ export interface ApiOptions {
   onOutage?: (reason: 'unreachable' | 'unavailable') => void;
   fetch?: typeof fetch;
   base?: string;
+  /** Learns the server's time from each answer's Date header (approval countdowns). */
+  clock?: Pick<ServerClock, 'observe'>;
 }
 
 export interface Page<T> {
   items: T[];
   next: string | null;
+}
+
+/** A committed ledger event as the events page returns it (only what the UI reads). */
+export interface LedgerEventRef {
+  seq: number;
+  kind: string;
 }
 
 export interface LoginResult {
@@ -36,15 +45,17 @@ export interface LoginResult {
 /** Session routes: their 401 means "no session", never "your session just ended". */
 const SESSION_PATHS = new Set(['/api/auth/login', '/api/auth/refresh']);
 
-export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = globalThis.fetch.bind(globalThis), base = '' }: ApiOptions) {
+export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = globalThis.fetch.bind(globalThis), base = '', clock }: ApiOptions) {
   async function call<T>(method: string, path: string, body?: unknown, renewed?: string): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     const t = renewed ?? (await token());
     if (t) headers.authorization = `Bearer ${t}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
+    const sentAt = Date.now();
     try {
       response = await f(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      clock?.observe(response.headers?.get('date'), sentAt, Date.now());
     } catch (cause) {
       onOutage?.('unreachable');
       throw new ApiError('GRADIO_UNREACHABLE', `The server cannot be reached (${(cause as Error)?.message ?? cause}).`, 0);
@@ -105,6 +116,20 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
       if (!response.ok || !response.body) throw new ApiError(statusCode(response.status), response.statusText, response.status);
       yield* readSse(response.body as unknown as AsyncIterable<Uint8Array>);
     },
+    /**
+     * The last committed event at or before `seq` (the history page's ledger_seq), or null: a
+     * run is still open at that snapshot unless it is a run.finished.
+     */
+    eventAt: async (cid: string, seq: number): Promise<LedgerEventRef | null> => {
+      if (seq <= 0) return null;
+      const r = await call<{ events: LedgerEventRef[] }>('GET', `/api/agent/conversations/${id(cid)}/events${q({ after: seq - 1, limit: 1 })}`);
+      return r.events[0] ?? null;
+    },
+    /**
+     * Stops the conversation's running answer when no Gradio submission of this page carries it
+     * (the page was reloaded while it ran). Needs the gateway's cancel route; see chat.svelte.ts.
+     */
+    cancelRun: (cid: string) => call<void>('POST', `/api/agent/conversations/${id(cid)}/cancel`),
     active: (cid: string) => call<ActiveState>('GET', `/api/agent/conversations/${id(cid)}/active`),
     /** The gateway's model facts (`offline_model` drives the demo-model notice). */
     agentInfo: () => call<{ model: string; offline_model: boolean; approval_timeout_s: number }>('GET', '/api/agent/info'),

@@ -9,10 +9,11 @@ import type { Connection } from './connection.svelte.ts';
 import { isApiError } from './errors.ts';
 import { EventsToWire } from './event-stream.ts';
 import { itemsFromHistory } from './history.ts';
+import { resumeDecision, tabRunMarks, type RunMarks } from './run-marks.ts';
 import { FrameBatch } from './frame-batch.ts';
 import { applyChatEvent, initialView, type ChatEvent, type ChatView } from './reducer.ts';
 import type { ChatRun, SubmitInput } from './transport.ts';
-import type { ChatItem, ChatPhase, FileRef, WireChatMessage } from './types.ts';
+import type { ApprovalItem, ChatItem, ChatPhase, FileRef, WireChatMessage } from './types.ts';
 
 export interface ChatStateOptions {
   api: Api;
@@ -26,6 +27,16 @@ export interface ChatStateOptions {
   schedule?: (fn: () => void) => void;
   /** How long Stop waits for the gateway's terminal message before giving up on the run. */
   stopGraceMs?: number;
+  /** The runs this tab started, across its reloads (sessionStorage by default). */
+  marks?: RunMarks;
+}
+
+/** A run this page follows from the event stream rather than from its own submission. */
+interface Follow {
+  id: string;
+  /** This tab started it (before a reload): shown as its own, with Stop. */
+  own: boolean;
+  controller: AbortController;
 }
 
 export class ChatState {
@@ -37,8 +48,16 @@ export class ChatState {
   #owns = $state(false);
   #options: ChatStateOptions;
   #run: ChatRun | null = null;
-  /** The signal of the watch() following the conversation's event stream, if any. */
+  /** The signal of the watchPause() following a paused run, if any. */
   #watching: AbortSignal | null = null;
+  /** The open run this page follows (found by reload()), if any. */
+  #follow = $state.raw<Follow | null>(null);
+  #notice = $state<string | null>(null);
+  /** The open conversation's first page has loaded (until then, whether it runs is unknown). */
+  #ready = $state(true);
+  #marks: RunMarks;
+  /** A reload that raced this tab's own submit looks again (resumeDecision 'wait'). */
+  #lookAgain: ReturnType<typeof setTimeout> | undefined;
   #runToken = 0;
   #tokens: FrameBatch<WireChatMessage>;
   #sending = false;
@@ -52,9 +71,14 @@ export class ChatState {
   readonly busy: boolean = $derived(this.#view.phase === 'streaming');
   readonly announcement: string = $derived(this.#view.announcement);
   readonly pendingApproval = $derived(this.#view.items.find((i) => i.kind === 'approval' && i.status === 'pending') ?? null);
+  /** Approvals still waiting for someone, none of them being decided: a new message would deny them. */
+  readonly waitingApprovals: ApprovalItem[] = $derived(
+    this.#view.items.filter((i): i is ApprovalItem => i.kind === 'approval' && i.status === 'pending' && !i.deciding),
+  );
 
   constructor(options: ChatStateOptions) {
     this.#options = options;
+    this.#marks = options.marks ?? tabRunMarks();
     this.#tokens = new FrameBatch((messages) => {
       let view = this.#view;
       for (const message of messages) view = applyChatEvent(view, { type: 'message', message });
@@ -86,100 +110,180 @@ export class ChatState {
     this.#conversationId = id;
     this.#older = null;
     this.#loadError = null;
+    this.#notice = null;
     this.#owns = false;
+    this.#ready = id === null;
     this.#dispatch({ type: 'loaded', items: [] });
     if (id) await this.reload();
   }
 
-  /** Reloads the latest page (after another tab finished, or after a reconnect). */
-  async reload(): Promise<void> {
+  /**
+   * Loads the stored truth: the latest page, and whether the ledger shows a run still open at
+   * that snapshot. An open run is followed live from there (#follow): with Stop when this tab
+   * started it (a reload mid-answer), read-only otherwise. `follow`: another holder is known to
+   * stream (the tab gate): follow from the snapshot even if its run has not shown in the ledger
+   * yet, until that signal aborts. While a run streams into the view (a paused run resumed by a
+   * decision made elsewhere) nothing is reloaded, unless `force` (resync).
+   */
+  async reload(options: { follow?: AbortSignal; force?: boolean } = {}): Promise<void> {
     const id = this.#conversationId;
-    if (!id || this.busy) return;
+    if (!id || this.#run || this.#follow || (this.busy && !options.force) || options.follow?.aborted) return;
+    clearTimeout(this.#lookAgain);
     this.#loading = 'history';
     try {
       const page = await this.#options.api.history(id);
-      if (id !== this.#conversationId || this.busy) return;
+      const seq = page.ledgerSeq ?? null;
+      const last = seq ? await this.#options.api.eventAt(id, seq) : null;
+      if (id !== this.#conversationId || this.#run || this.#follow || (this.busy && !options.force) || options.follow?.aborted) return;
       this.#older = page.next;
       this.#owns = false;
-      this.#ledgerSeq = page.ledgerSeq ?? null;
+      this.#ledgerSeq = seq;
+      const decision = resumeDecision({ last, markAge: this.#marks.age(id) });
+      // One synchronous step from the stored page to the followed run: no frame shows the
+      // stored part of a running answer as if it were final.
       this.#dispatch({ type: 'loaded', items: itemsFromHistory(page.items) });
+      if (seq !== null && (decision === 'own' || decision === 'other' || options.follow)) {
+        this.#startFollow(id, seq, decision === 'own', last?.kind ?? null, options.follow);
+      } else if (decision === 'wait') {
+        this.#lookAgain = setTimeout(() => void this.reload(), LOOK_AGAIN_MS);
+      } else {
+        this.#marks.clear(id);
+      }
     } catch (error) {
       this.#loadFailed(error);
     } finally {
+      if (id === this.#conversationId) this.#ready = true;
       this.#loading = 'idle';
     }
   }
 
   /**
-   * Follows a run this tab did not start (another tab's, or the one a reload left running), live
-   * and read-only: the answer continues in place. Ends with the run; the gate's release then
-   * reloads the stored truth. `pause` follows a paused run instead: whoever answers its
-   * approval (another tab, the approvals API, expiry), the card resolves here and the resumed
-   * answer streams in.
+   * Whether this page knows the open conversation's state yet: until its first page (and the
+   * ledger's word on a running run) has loaded, a run the server reports may well be this tab's
+   * own, left running by a reload; the tab gate does not call it someone else's before then.
    */
-  async watch(signal: AbortSignal, options: { pause?: boolean } = {}): Promise<void> {
-    // One live follower at a time (the gate's and a pause's may both ask): a second would repeat
-    // frames. One whose signal was aborted is ending and reads nothing more.
-    if (this.#watching && !this.#watching.aborted) return;
-    this.#watching = signal;
-    try {
-      await this.#watch(signal, options.pause ?? false);
-    } finally {
-      if (this.#watching === signal) this.#watching = null;
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /**
+   * The connection came back: what this tab shows may be stale (an answer cut by the outage, an
+   * error card about the connection). The ledger is the truth; load it again, as a reload would.
+   */
+  async resync(): Promise<void> {
+    if (!this.#conversationId) return;
+    this.#abandon(); // an own submission went with the old connection
+    await this.reload({ force: true });
+  }
+
+  /** True while this tab follows a run another tab or browser holds (read-only here). */
+  get followingOther(): boolean {
+    return this.#follow !== null && !this.#follow.own;
+  }
+
+  /** A message for the user about Stop (the page could not stop a run it follows). */
+  get notice(): string | null {
+    return this.#notice;
+  }
+  dismissNotice(): void {
+    this.#notice = null;
+  }
+
+  #startFollow(id: string, after: number, own: boolean, lastKind: string | null, until?: AbortSignal): void {
+    const controller = new AbortController();
+    until?.addEventListener('abort', () => this.#follow === follow && this.#stopFollowing(), { once: true });
+    const follow: Follow = { id, own, controller };
+    this.#follow = follow;
+    this.#owns = own;
+    // The answer being written is stored as far as it was flushed (not yet committed as an
+    // assistant.message): the stream's first partial frame is all of it, and continues it here.
+    const last = this.#view.items[this.#view.items.length - 1];
+    const adopt = last?.kind === 'answer' && lastKind !== 'assistant.message' && lastKind !== 'run.finished' ? last.id : null;
+    this.#dispatch({ type: 'following', answerId: adopt });
+    void this.#runFollow(follow, after);
+  }
+
+  async #runFollow(follow: Follow, after: number): Promise<void> {
+    const outcome = await this.#stream(follow.id, after, follow.controller.signal, new EventsToWire(follow.id), () => this.#follow === follow);
+    if (this.#follow !== follow) return; // switched, resynced, or this tab submitted
+    this.#follow = null;
+    this.#tokens.flush();
+    if (outcome === 'finished') {
+      this.#marks.clear(follow.id);
+      this.#dispatch({ type: 'ended', reason: 'complete' });
+      // The followed copy was rebuilt from events; the stored page is the one every reload shows.
+      await this.reload();
+    } else {
+      // The stream broke: the gateway may be gone. Nothing here is final; when the connection
+      // comes back, resync() shows what became of the run.
+      this.#options.connection.lost();
+    }
+  }
+
+  #stopFollowing(): void {
+    this.#follow?.controller.abort();
+    this.#follow = null;
+  }
+
+  /**
+   * Reads the conversation's event stream from `after` into the view until the run finishes.
+   * A server that drains (a restart, a replica stopping) says when to come back: reconnect after
+   * the last seq seen, to whichever process answers, a few times. `current` is false once
+   * nothing more may be applied.
+   */
+  async #stream(id: string, after: number, signal: AbortSignal, toWire: EventsToWire, current: () => boolean): Promise<'finished' | 'broken' | 'aborted'> {
+    let seq = after;
+    for (let reconnects = 0; ; reconnects++) {
+      let retryAfterMs: number | null = null;
+      try {
+        for await (const frame of this.#options.api.events(id, seq, signal)) {
+          if (!current() || id !== this.#conversationId) return 'aborted';
+          if (frame.id !== undefined) this.#ledgerSeq = seq = frame.id;
+          for (const message of toWire.apply(frame)) this.#queue(message);
+          if (frame.event === 'run.finished') return 'finished';
+          if (frame.event === 'drain') {
+            retryAfterMs = drainDelay(frame.data);
+            break;
+          }
+        }
+      } catch {
+        if (signal.aborted || !current()) return 'aborted';
+        // Right after a drain the server may still be restarting: try again.
+        if (reconnects === 0) return 'broken';
+        retryAfterMs = DRAIN_RETRY_MS;
+      }
+      if (signal.aborted || !current()) return 'aborted';
+      if (retryAfterMs === null || reconnects >= MAX_DRAIN_RECONNECTS) return 'broken';
+      await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
+      toWire.reconnected();
     }
   }
 
   /**
-   * `pause`: the view already shows everything up to the pause (the card is on screen), so only
-   * the ledger position is fetched and the view is left as it is (#catchUp); what follows is a
-   * decision made elsewhere (another tab or browser, the headless approvals API, the expiry) and
-   * the resumed answer.
+   * Follows a paused run shown here: whoever answers its approval (another tab, the approvals
+   * API, expiry), the card resolves here and the resumed answer streams in. The view already
+   * shows everything up to the pause (the card is on screen), so only the ledger position is
+   * fetched and the view is left as it is (#catchUp). Ends with the run.
    */
-  async #watch(signal: AbortSignal, pause: boolean): Promise<void> {
-    const ownRuns = this.#runToken;
-    if (!pause) await this.reload(); // a fresh page and the ledger seq it reflects
-    else if (!(await this.#catchUp())) return;
-    const id = this.#conversationId;
-    // A submit of this tab from here on is its own run: the stream's copy of it is not applied.
-    if (!id || this.busy || this.#ledgerSeq === null || signal.aborted || this.#runToken !== ownRuns) return;
-    // The answer being written is in history as far as it was flushed; the stream's first
-    // partial frame is the whole of it, so the stored copy gives way.
-    const last = this.#view.items[this.#view.items.length - 1];
-    if (!pause && last?.kind === 'answer') this.#dispatch({ type: 'dismiss', id: last.id });
-    const toWire = new EventsToWire(id);
+  async watchPause(signal: AbortSignal): Promise<void> {
+    // One live follower at a time: a second would repeat frames. One whose signal was aborted
+    // is ending and reads nothing more.
+    if ((this.#watching && !this.#watching.aborted) || this.#follow) return;
+    this.#watching = signal;
     try {
-      // A server that drains (a restart, a replica stopping) says when to come back: reconnect
-      // after the last seq seen (Last-Event-ID), to whichever process answers, a few times.
-      for (let reconnects = 0; ; reconnects++) {
-        let retryAfterMs: number | null = null;
-        try {
-          for await (const frame of this.#options.api.events(id, this.#ledgerSeq!, signal)) {
-            if (id !== this.#conversationId || this.#run || this.#runToken !== ownRuns) return;
-            if (frame.id !== undefined) this.#ledgerSeq = frame.id;
-            for (const message of toWire.apply(frame)) this.#queue(message);
-            if (frame.event === 'run.finished') return;
-            if (frame.event === 'drain') {
-              retryAfterMs = drainDelay(frame.data);
-              break;
-            }
-          }
-        } catch (error) {
-          // A lost stream is not an error of this tab (the reload after the run shows what
-          // happened); after a drain the server may still be restarting: try again.
-          if (reconnects === 0 || signal.aborted) throw error;
-          retryAfterMs = DRAIN_RETRY_MS;
-        }
-        if (retryAfterMs === null || reconnects >= MAX_DRAIN_RECONNECTS || signal.aborted) return;
-        await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
-        toWire.reconnected();
-      }
-    } catch {
-      // As above: the reload when the run ends shows the outcome.
-    } finally {
-      if (id === this.#conversationId && !this.#run && this.#runToken === ownRuns) {
+      const ownRuns = this.#runToken;
+      if (!(await this.#catchUp())) return;
+      const id = this.#conversationId;
+      // A submit of this tab from here on is its own run: the stream's copy of it is not applied.
+      const current = () => !this.#run && !this.#follow && this.#runToken === ownRuns;
+      if (!id || this.busy || this.#ledgerSeq === null || signal.aborted || !current()) return;
+      await this.#stream(id, this.#ledgerSeq, signal, new EventsToWire(id), current);
+      if (id === this.#conversationId && current()) {
         this.#tokens.flush();
         this.#dispatch({ type: 'ended', reason: 'complete' });
       }
+    } finally {
+      if (this.#watching === signal) this.#watching = null;
     }
   }
 
@@ -256,7 +360,7 @@ export class ChatState {
   /** Stop: cancels the running submit; the answer so far stays, marked stopped. */
   async stop(): Promise<void> {
     const run = this.#run;
-    if (!run) return;
+    if (!run) return this.#stopFollowed();
     const token = this.#runToken;
     this.#stopped = token;
     await run.cancel().catch(() => undefined);
@@ -267,6 +371,27 @@ export class ChatState {
         this.#dispatch({ type: 'ended', reason: 'cancelled' });
       }
     }, this.#options.stopGraceMs ?? 3_000);
+  }
+
+  /**
+   * Stop for an answer this tab asked for before a reload: its Gradio submission is gone with the
+   * old page, so the gateway is asked to cancel the conversation's run; the stream then brings
+   * the cancelled end. A gateway without that route leaves the answer to finish on its own.
+   */
+  async #stopFollowed(): Promise<void> {
+    const follow = this.#follow;
+    if (!follow?.own) return;
+    try {
+      await this.#options.api.cancelRun(follow.id);
+    } catch {
+      if (this.#follow === follow) this.#notice = 'This answer cannot be stopped from here since the page was reloaded; it will finish on its own.';
+    }
+  }
+
+  /** Whether Retry sends a message (which supersedes waiting approvals) rather than a decision. */
+  get retrySendsMessage(): boolean {
+    // An error from history (no submit of this page yet) asks again with its message.
+    return !this.#lastInput || this.#lastInput.action === null;
   }
 
   /** Retry after a retryable error: removes its card and repeats the last submit. */
@@ -301,8 +426,12 @@ export class ChatState {
 
   async #start(input: SubmitInput, event: ChatEvent): Promise<void> {
     this.#lastInput = input;
+    this.#stopFollowing(); // a pause's resumed run, say: this submission carries it from here
+    clearTimeout(this.#lookAgain);
     this.#owns = true;
     const token = ++this.#runToken;
+    // Survives a reload of this tab: the reloaded page follows this run as its own.
+    this.#marks.set(input.conversationId);
     this.#dispatch(event);
     let run: ChatRun;
     try {
@@ -323,6 +452,8 @@ export class ChatState {
         } else {
           this.#tokens.flush();
           if (this.#stopped === token) break; // Stop won the race: the run ends as stopped, not as an error
+          // Only a lost connection leaves the run's fate open (the reconnect's resync follows it).
+          if (e.code !== 'GRADIO_UNREACHABLE') this.#marks.clear(input.conversationId);
           if (e.code === 'GRADIO_UNREACHABLE') this.#options.connection.lost();
           if (e.code === 'SERVICE_UNAVAILABLE') this.#options.connection.lost('unavailable');
           if (e.code === 'UNAUTHORIZED') this.#options.onUnauthorized?.();
@@ -331,6 +462,7 @@ export class ChatState {
         }
       }
       if (token !== this.#runToken) return;
+      this.#marks.clear(input.conversationId);
       this.#tokens.flush();
       this.#dispatch({ type: 'ended', reason: this.#stopped === token ? 'cancelled' : 'complete' });
     } catch (error) {
@@ -361,11 +493,13 @@ export class ChatState {
     this.#loadError = error instanceof Error ? error.message : String(error);
   }
 
-  /** Forgets the running submit (conversation switched, or Stop got no answer). */
+  /** Forgets the running submit and any followed run (conversation switched, resync, or Stop got no answer). */
   #abandon(): void {
     this.#runToken++;
     this.#tokens.clear();
     this.#run = null;
+    this.#stopFollowing();
+    clearTimeout(this.#lookAgain);
   }
 
   #dispatch(event: ChatEvent): void {
@@ -378,6 +512,9 @@ export class ChatState {
     if (view.phase !== before) this.#options.onPhase?.(view.phase);
   }
 }
+
+/** How soon a reload that raced this tab's own submit looks at the ledger again. */
+const LOOK_AGAIN_MS = 600;
 
 /** How often, and how long apart at least, a followed stream is reopened after a drain. */
 const MAX_DRAIN_RECONNECTS = 10;

@@ -22,6 +22,23 @@ export interface ConnectionOptions {
   probeMs?: number;
 }
 
+/**
+ * Why Send is off, in a few words, or null while connected (issue 23: a message sent to a gateway
+ * that is away only became an error card; the composer now keeps it until the gateway is back).
+ */
+export function sendBlockedReason(status: ConnectionStatus): string | null {
+  switch (status) {
+    case 'connected':
+      return null;
+    case 'connecting':
+      return 'Connecting to the assistant…';
+    case 'unauthorized':
+      return 'Signed out.';
+    default:
+      return 'Reconnecting to the assistant… Your message stays here until then.';
+  }
+}
+
 /** Reactive connection state; `status` drives the dot, `transport` is set while connected. */
 export class Connection {
   #status = $state<ConnectionStatus>('connecting');

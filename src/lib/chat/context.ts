@@ -8,6 +8,7 @@ import type { ChatState } from './chat.svelte.ts';
 import type { Connection } from './connection.svelte.ts';
 import type { ConversationList } from './conversations.svelte.ts';
 import type { TabGate } from './gate.svelte.ts';
+import type { ServerClock } from './server-clock.ts';
 import type { Session } from './session.svelte.ts';
 
 export interface ChatContext {
@@ -17,6 +18,8 @@ export interface ChatContext {
   conversations: ConversationList;
   chat: ChatState;
   gate: TabGate;
+  /** The server's time (countdowns against the server's deadlines). */
+  clock: ServerClock;
   offlineModel: () => boolean;
 }
 

@@ -98,7 +98,8 @@ export class EventsToWire {
         this.#segment = '';
         return out({ type: 'confirm_required', prompt: p.prompt, thread_id: this.#conversationId, approval_id: p.approval_id, tool: p.tool, input: p.input, expires_at: p.expires_at, timeout_s: p.timeout_s });
       case 'approval.resolved':
-        return out({ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id });
+        // `reason` (v1's words) once the gateway records it: "Denied (new message)" on the card.
+        return out({ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(typeof p.reason === 'string' ? { reason: p.reason } : {}) });
       case 'run.finished':
         return p.status === 'failed' ? out({ type: 'error', code: p.error_code ?? 'INTERNAL', detail: s(p.error_detail), retryable: true }) : [];
       default:

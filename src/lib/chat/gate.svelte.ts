@@ -16,16 +16,18 @@ export interface GateMessage {
 }
 
 /** The pure decision: is another holder busy on this conversation? */
-export function isHeldElsewhere({ local, tabs, server }: {
+export function isHeldElsewhere({ local, tabs, server, ready = true }: {
   local: ChatPhase;
   tabs: readonly ChatPhase[];
   server: ActiveState | null;
+  /** This tab knows its own state (after a reload, the run the server sees may be its own). */
+  ready?: boolean;
 }): { held: boolean; state: 'streaming' | 'idle' } {
   // A pause is anyone's to answer (each decision names its approval and takes effect once), so
   // only another tab's running answer holds this one.
   if (tabs.includes('streaming')) return { held: true, state: 'streaming' };
   // This tab's own run is what the server sees, or the pause is ours to answer.
-  if (local === 'streaming') return { held: false, state: 'idle' };
+  if (local === 'streaming' || !ready) return { held: false, state: 'idle' };
   if (server?.active && server.state === 'streaming') return { held: true, state: 'streaming' };
   return { held: false, state: 'idle' };
 }
@@ -34,6 +36,8 @@ export interface GateOptions {
   conversationId: () => string | null;
   localPhase: () => ChatPhase;
   fetchActive: (id: string) => Promise<ActiveState>;
+  /** False while this tab does not know yet whether the conversation's run is its own. */
+  ready?: () => boolean;
   channel?: () => BroadcastChannel | null;
   pollMs?: number;
 }
@@ -73,7 +77,7 @@ export class TabGate {
   #decision() {
     const id = this.#options.conversationId();
     const tabs = id ? Object.entries(this.#tabs).filter(([k]) => k.startsWith(`${id}|`)).map(([, p]) => p) : [];
-    return isHeldElsewhere({ local: this.#options.localPhase(), tabs, server: id && this.#server ? this.#server : null });
+    return isHeldElsewhere({ local: this.#options.localPhase(), tabs, server: id && this.#server ? this.#server : null, ready: this.#options.ready?.() ?? true });
   }
 
   /** True while another tab or browser holds this conversation. */

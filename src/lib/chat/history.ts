@@ -24,7 +24,7 @@ function itemsFromMessage(message: StoredMessage): ChatItem[] {
   switch (m.type) {
     case 'tool':
       return [{
-        kind: 'tool', id: message.id, tool: str(m.tool), input: m.input,
+        kind: 'tool', id: message.id, ...(str(m.tool_call_id) ? { callId: str(m.tool_call_id) } : {}), tool: str(m.tool), input: m.input,
         status: (TOOL.includes(str(m.status)) ? m.status : 'done') as ToolStatus,
         output: m.output, error: typeof m.error === 'string' ? m.error : undefined,
         durationMs: typeof m.duration_ms === 'number' ? m.duration_ms : undefined,
@@ -35,6 +35,7 @@ function itemsFromMessage(message: StoredMessage): ChatItem[] {
         expiresAt: typeof m.expires_at === 'string' ? m.expires_at : null,
         timeoutS: typeof m.timeout_s === 'number' ? m.timeout_s : null,
         status: (APPROVAL.includes(str(m.status)) ? m.status : 'pending') as ApprovalStatus,
+        ...(str(m.reason) ? { reason: str(m.reason) } : {}),
       }];
     default: {
       const items: ChatItem[] = [];

@@ -4,6 +4,7 @@
  * Every step is idempotent where the wire repeats itself (the completion re-sends the last yield).
  * @module
  */
+import { SUPERSEDED } from './approval-words.ts';
 import { errorText, isRetryable, toErrorCode } from './errors.ts';
 import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, UserItem, WireChatMessage } from './types.ts';
 
@@ -27,6 +28,12 @@ export type ChatEvent =
   | { type: 'failed'; code: string; detail?: string }
   | { type: 'tick'; now: number }
   | { type: 'loaded'; items: ChatItem[]; prepend?: boolean }
+  /**
+   * The page follows a run it found open in the ledger (after a reload, a reconnect, or another
+   * tab's): it streams from here. `answerId`: the stored answer that run is still writing, which
+   * its stream continues in place.
+   */
+  | { type: 'following'; answerId: string | null }
   | { type: 'dismiss'; id: string };
 
 export function initialView(): ChatView {
@@ -43,8 +50,11 @@ export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
       let items = view.items;
       if (event.action && event.approvalId) {
         items = replaceItem(items, event.approvalId, (a) => (a.kind === 'approval' ? { ...a, deciding: event.action! } : a));
-      } else if (!event.action && !event.retry) {
-        items = [...items, { kind: 'user', id: `user-${run}`, text: event.text, files: event.files ?? [] }];
+      } else if (!event.action) {
+        // The server takes a new message as the denial of every approval still waiting: those
+        // cards are being decided now, by this message (the composer asked before sending).
+        items = items.map((i) => (i.kind === 'approval' && i.status === 'pending' && !i.deciding ? { ...i, deciding: 'supersede' as const } : i));
+        if (!event.retry) items = [...items, { kind: 'user', id: `user-${run}`, text: event.text, files: event.files ?? [] }];
       }
       return { ...view, items, run, phase: 'streaming', answerId: null, answerBase: 0, announcement: '' };
     }
@@ -64,7 +74,9 @@ export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
       return { ...view, items, phase: pending ? 'awaiting_confirmation' : 'idle', answerId: null, announcement };
     }
     case 'failed':
-      return applyChatEvent(addError(view, event.code, event.detail), { type: 'ended', reason: 'error' });
+      // A failure of this page's own transport: its detail is a library's message ("Connection
+      // errored out."), for the card's details, not for its sentence.
+      return applyChatEvent(addError(view, event.code, '', event.detail), { type: 'ended', reason: 'error' });
     case 'tick': {
       let changed = false;
       const items = view.items.map((item) => {
@@ -86,6 +98,10 @@ export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
     }
     case 'dismiss':
       return { ...view, items: view.items.filter((i) => i.id !== event.id) };
+    case 'following': {
+      const items = event.answerId ? replaceItem(view.items, event.answerId, (a) => (a.kind === 'answer' ? { ...a, streaming: true } : a)) : view.items;
+      return { ...view, items, run: view.run + 1, phase: 'streaming', answerId: event.answerId, answerBase: 0, announcement: '' };
+    }
   }
 }
 
@@ -128,9 +144,13 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
       const result = str(m.result) as ApprovalStatus;
       const status: ApprovalStatus = result === 'confirmed' || result === 'denied' || result === 'expired' ? result : 'denied';
       const id = str(m.approval_id);
-      const items = view.items.map((i) =>
-        i.kind === 'approval' && (i.id === id || (!id && i.status === 'pending')) ? { ...i, status, deciding: undefined } : i,
-      );
+      const items = view.items.map((i) => {
+        if (i.kind !== 'approval' || !(i.id === id || (!id && i.status === 'pending'))) return i;
+        // The server's reason when it sends one; else what this tab knows: its new message
+        // superseded the card (a followed run's decision made elsewhere stays unexplained).
+        const reason = str(m.reason) || (status === 'denied' && i.deciding === 'supersede' ? SUPERSEDED : '');
+        return { ...i, status, deciding: undefined, ...(reason ? { reason } : {}) };
+      });
       return { ...view, items, phase: 'streaming', announcement: `Action ${status}.` };
     }
     case 'attachments':
@@ -160,11 +180,14 @@ function writeAnswer(view: ChatView, content: unknown, token: string): ChatView 
 }
 
 function upsertTool(view: ChatView, id: string, make: (existing: ToolItem | undefined) => ToolItem): ChatView {
-  const existing = view.items.find((i) => i.id === id);
+  // A card from history is keyed by its message id and knows its call id: a followed run's
+  // result for that call updates it rather than adding a second card.
+  const existing = view.items.findLast((i) => i.kind === 'tool' && (i.id === id || i.callId === id));
   if (existing && existing.kind === 'tool') {
-    const next = make(existing);
-    if (existing.status !== 'running' && next.status === 'running') return view;
-    return { ...view, items: replaceItem(view.items, id, () => next) };
+    const made = make(existing);
+    if (existing.status !== 'running' && made.status === 'running') return view;
+    const next = { ...made, id: existing.id, ...(existing.callId ? { callId: existing.callId } : {}) };
+    return { ...view, items: replaceItem(view.items, existing.id, () => next) };
   }
   return { ...view, items: [...view.items, make(undefined)] };
 }
@@ -182,10 +205,13 @@ function resolvePending(view: ChatView, status: ApprovalStatus): ChatView {
   return { ...view, items };
 }
 
-function addError(view: ChatView, code: string, detail = ''): ChatView {
+function addError(view: ChatView, code: string, detail = '', diagnostic = ''): ChatView {
   const last = view.items[view.items.length - 1];
   if (last && last.kind === 'error' && last.code === code && last.detail === detail) return view;
-  const item: ChatItem = { kind: 'error', id: `error-${view.run}-${view.items.length}`, code, detail, retryable: isRetryable(code) };
+  const item: ChatItem = {
+    kind: 'error', id: `error-${view.run}-${view.items.length}`, code, detail, retryable: isRetryable(code),
+    ...(diagnostic ? { diagnostic } : {}),
+  };
   return { ...view, items: [...view.items, item], announcement: errorText(code) };
 }
 

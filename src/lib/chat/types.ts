@@ -75,6 +75,8 @@ export interface AnswerItem {
 export interface ToolItem {
   kind: 'tool';
   id: string;
+  /** The call's tool_call_id, when the item's id is another (a card from history). */
+  callId?: string;
   tool: string;
   input: unknown;
   status: ToolStatus;
@@ -91,14 +93,25 @@ export interface ApprovalItem {
   expiresAt: string | null;
   timeoutS: number | null;
   status: ApprovalStatus;
-  /** A decision was sent and its answer has not come back yet. */
-  deciding?: 'confirm' | 'deny';
+  /**
+   * Why it was decided, in v1's words (`user_confirmed`, `user_denied`, `approval_timeout`,
+   * `superseded_by_new_message`), when the server or this tab knows it.
+   */
+  reason?: string;
+  /**
+   * A decision was sent and its answer has not come back yet; `supersede`: a new message was
+   * sent, which the server takes as a denial of every pending approval.
+   */
+  deciding?: 'confirm' | 'deny' | 'supersede';
 }
 export interface ErrorItem {
   kind: 'error';
   id: string;
   code: string;
+  /** The gateway's own words about it, for people (shown under the sentence). */
   detail: string;
+  /** A technical message (a transport library's), shown only in the card's details. */
+  diagnostic?: string;
   retryable: boolean;
 }
 

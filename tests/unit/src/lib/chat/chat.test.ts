@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ChatState } from '../../../../../src/lib/chat/chat.svelte.ts';
 import { ApiError } from '../../../../../src/lib/chat/errors.ts';
-import type { StoredMessage } from '../../../../../src/lib/chat/types.ts';
-import { fakeApi, FakeTransport, settle, wire } from './fakes.ts';
+import type { ChatItem, StoredMessage } from '../../../../../src/lib/chat/types.ts';
+import { fakeApi, FakeTransport, memoryMarks, settle, wire } from './fakes.ts';
 
 function setup(history: Record<string, StoredMessage[]> = {}) {
   const transport = new FakeTransport();
@@ -300,38 +300,119 @@ const HELLO_WORLD_AFTER_SEQ_1 = [
   { id: 3, event: 'run.finished', data: { status: 'done' } },
 ];
 
-describe('ChatState.watch (a run this tab did not start)', () => {
-  const stored2 = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> = {}): StoredMessage => ({
-    id, conversation_id: 'c1', role, content, metadata, created_at: '2026-01-01T00:00:00Z',
+describe('ChatState after a reload (a run the ledger shows still open)', () => {
+  function resumed(marked: string[], stream: Parameters<typeof fakeApi>[2], messages = [stored('m1', 'user', 'hi'), stored('m2', 'assistant', 'Hel', { type: 'answer' })]) {
+    const transport = new FakeTransport();
+    const history: Record<string, StoredMessage[]> = { c1: messages };
+    const api = fakeApi(history, 50, stream);
+    const connection = { require: () => transport, lost: vi.fn() };
+    let atEnd: ChatItem[] = [];
+    const chat: ChatState = new ChatState({
+      api, connection, schedule: (fn) => fn(), marks: memoryMarks(marked),
+      // What the followed stream alone built, before the stored page replaces it.
+      onPhase: (phase) => void (phase === 'idle' && (atEnd = chat.items)),
+    });
+    return { chat, api, transport, history, connection, stream, atEnd: () => atEnd };
+  }
+  const histories = (api: { calls: string[] }) => api.calls.filter((c) => c.startsWith('history:')).length;
+
+  it('its own run goes on live, with Stop, continuing the flushed answer in place; it ends on the stored page', async () => {
+    const { chat, api, transport, history, stream, atEnd } = resumed(['c1'], { ledgerSeq: 1, last: 'user.message', frames: HELLO_WORLD_AFTER_SEQ_1 });
+    await chat.open('c1');
+    // The step that shows the stored part shows it as still being written: never as final.
+    expect(chat.items.at(-1)).toMatchObject({ id: 'm2', text: 'Hel', streaming: true });
+    expect(chat.busy).toBe(true);
+    expect(chat.ownsPhase).toBe(true);
+    expect(chat.followingOther).toBe(false);
+    history.c1 = [stored('m1', 'user', 'hi'), stored('m2', 'assistant', 'Hello world', { type: 'answer' })];
+    stream!.last = 'run.finished';
+    await vi.waitFor(() => expect(histories(api)).toBe(2));
+    expect(api.calls).toContain('events:c1:1');
+    expect(atEnd().filter((i) => i.kind === 'answer')).toEqual([expect.objectContaining({ id: 'm2', text: 'Hello world', streaming: false })]);
+    expect(chat.items.filter((i) => i.kind === 'answer')).toEqual([expect.objectContaining({ text: 'Hello world', streaming: false })]);
+    expect(chat.busy).toBe(false);
+    expect(transport.runs).toHaveLength(0); // nothing was submitted again
   });
 
-  it('continues the answer in place after a reload: the flushed copy gives way to the snapshot, nothing doubled', async () => {
-    const transport = new FakeTransport();
-    const api = fakeApi(
-      { c1: [stored2('m1', 'user', 'hi'), stored2('m2', 'assistant', 'Hel', { type: 'answer' })] },
-      50,
-      {
-        ledgerSeq: 1,
-        frames: HELLO_WORLD_AFTER_SEQ_1,
-      },
-    );
-    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
+  it('a run this tab did not start is followed read-only', async () => {
+    const { chat, stream } = resumed([], { ledgerSeq: 1, last: 'user.message', frames: HELLO_WORLD_AFTER_SEQ_1 });
     await chat.open('c1');
-    await chat.watch(new AbortController().signal);
-    expect(api.calls).toContain('events:c1:1');
-    const answers = chat.items.filter((i) => i.kind === 'answer');
-    expect(answers).toHaveLength(1);
-    expect(answers[0]).toMatchObject({ text: 'Hello world', streaming: false });
+    expect(chat.followingOther).toBe(true);
+    expect(chat.ownsPhase).toBe(false);
+    stream!.last = 'run.finished';
+    await vi.waitFor(() => expect(chat.followingOther).toBe(false));
+  });
+
+  it('an answer already committed before the run went on is not continued: the new text gets its own bubble', async () => {
+    const { chat, stream, atEnd } = resumed(['c1'], {
+      ledgerSeq: 2, last: 'assistant.message',
+      frames: [{ event: 'partial', data: { token: 'More.' } }, { id: 3, event: 'assistant.message', data: { text: 'More.' } }, { id: 4, event: 'run.finished', data: { status: 'done' } }],
+    }, [stored('m1', 'user', 'hi'), stored('m2', 'assistant', 'Done.', { type: 'answer' })]);
+    await chat.open('c1');
+    expect(chat.items.at(-1)).toMatchObject({ id: 'm2', streaming: false });
+    stream!.last = 'run.finished';
+    await vi.waitFor(() => expect(atEnd().length).toBeGreaterThan(0));
+    expect(atEnd().filter((i) => i.kind === 'answer').map((i) => (i.kind === 'answer' ? i.text : ''))).toEqual(['Done.', 'More.']);
+  });
+
+  it('a run already finished: the history is the truth, nothing is followed and the mark goes', async () => {
+    let clock = 0;
+    const marks = memoryMarks(['c1'], () => clock);
+    clock = 60_000; // submitted a minute ago
+    const api = fakeApi({ c1: [stored('m1', 'user', 'hi'), stored('m2', 'assistant', 'Hello', { type: 'answer' })] }, 50, { ledgerSeq: 3 });
+    const chat = new ChatState({ api, connection: { require: () => new FakeTransport(), lost: vi.fn() }, schedule: (fn) => fn(), marks });
+    await chat.open('c1');
     expect(chat.busy).toBe(false);
-    expect(transport.runs).toHaveLength(0); // read-only: nothing was submitted
+    expect(chat.items.at(-1)).toMatchObject({ text: 'Hello', streaming: false });
+    expect(api.calls.some((c) => c.startsWith('events:'))).toBe(false);
+    expect(marks.age('c1')).toBeNull();
+  });
+
+  it('a reload that raced its own submit (not in the ledger yet) looks again, then follows it', async () => {
+    vi.useFakeTimers();
+    try {
+      const { chat, api, stream } = resumed(['c1'], { ledgerSeq: 1, frames: [] }, [stored('m0', 'user', 'earlier')]);
+      await chat.open('c1');
+      expect(chat.busy).toBe(false);
+      stream!.last = 'user.message';
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(histories(api)).toBe(2);
+      expect(chat.busy).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('Stop on its own followed run asks the gateway to cancel it; a gateway that cannot says so', async () => {
+    const { chat, api, stream } = resumed(['c1'], { ledgerSeq: 1, last: 'user.message', connections: [[{ event: 'partial', data: { token: 'Hello' } }]] });
+    stream!.cancel = async () => {
+      throw new ApiError('NOT_FOUND', 'no route');
+    };
+    await chat.open('c1');
+    await chat.stop();
+    expect(api.calls).toContain('cancel:c1');
+    expect(chat.notice).toMatch(/cannot be stopped/);
+  });
+
+  it('a stream that breaks shows nothing as final and tells the connection; resync() loads the ledger again', async () => {
+    const { chat, history, stream, connection } = resumed(['c1'], { ledgerSeq: 1, last: 'user.message', connections: [[{ event: 'partial', data: { token: 'Hello' } }]] });
+    await chat.open('c1');
+    await vi.waitFor(() => expect(connection.lost).toHaveBeenCalled());
+    expect(chat.items.at(-1)).toMatchObject({ text: 'Hello', streaming: true });
+    history.c1 = [stored('m1', 'user', 'hi'), stored('m2', 'assistant', 'Hello world', { type: 'answer' })];
+    stream!.last = 'run.finished';
+    await chat.resync();
+    expect(chat.items.at(-1)).toMatchObject({ text: 'Hello world', streaming: false });
+    expect(chat.busy).toBe(false);
   });
 });
 
-describe('ChatState.watch after a drain (the server restarts, or a replica stops)', () => {
+describe('ChatState following a run across a drain (the server restarts, or a replica stops)', () => {
   it('reopens the stream after the last seq and continues the answer: the snapshot adds only what is new', async () => {
-    const transport = new FakeTransport();
-    const api = fakeApi({ c1: [stored('m1', 'user', 'hi')] }, 50, {
+    let atEnd: ChatItem[] = [];
+    const stream: Parameters<typeof fakeApi>[2] = {
       ledgerSeq: 1,
+      last: 'user.message',
       connections: [
         [
           { event: 'partial', data: { token: 'Hel' } },
@@ -340,27 +421,31 @@ describe('ChatState.watch after a drain (the server restarts, or a replica stops
         ],
         HELLO_WORLD_AFTER_SEQ_1,
       ],
+    };
+    const api = fakeApi({ c1: [stored('m1', 'user', 'hi')] }, 50, stream);
+    const chat: ChatState = new ChatState({
+      api, connection: { require: () => new FakeTransport(), lost: vi.fn() }, schedule: (fn) => fn(), marks: memoryMarks(['c1']),
+      onPhase: (phase) => void (phase === 'idle' && (atEnd = chat.items)),
     });
-    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
     await chat.open('c1');
-    await chat.watch(new AbortController().signal);
+    stream!.last = 'run.finished';
+    await vi.waitFor(() => expect(atEnd.length).toBeGreaterThan(0));
     expect(api.calls.filter((c) => c.startsWith('events:'))).toEqual(['events:c1:1', 'events:c1:1']);
-    expect(chat.items.filter((i) => i.kind === 'answer')).toEqual([expect.objectContaining({ text: 'Hello world', streaming: false })]);
+    expect(atEnd.filter((i) => i.kind === 'answer')).toEqual([expect.objectContaining({ text: 'Hello world', streaming: false })]);
   });
 
-  it('a drain with no process to answer after it ends the follow (the reload at the run end shows the outcome)', async () => {
-    const transport = new FakeTransport();
-    const api = fakeApi({ c1: [stored('m1', 'user', 'hi')] }, 50, { ledgerSeq: 1, connections: [[{ event: 'drain', data: { retry_after_ms: 0 } }]] });
-    const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
+  it('a drain with no process to answer after it ends the follow and tells the connection (its return resyncs)', async () => {
+    const lost = vi.fn();
+    const api = fakeApi({ c1: [stored('m1', 'user', 'hi')] }, 50, { ledgerSeq: 1, last: 'user.message', connections: [[{ event: 'drain', data: { retry_after_ms: 0 } }]] });
+    const chat = new ChatState({ api, connection: { require: () => new FakeTransport(), lost }, schedule: (fn) => fn(), marks: memoryMarks(['c1']) });
     await chat.open('c1');
-    await chat.watch(new AbortController().signal);
-    // The reopened streams had nothing (the fake ends them at once): bounded, never a loop.
+    await vi.waitFor(() => expect(lost).toHaveBeenCalled());
+    // The reopened stream had nothing (the fake ends it at once): bounded, never a loop.
     expect(api.calls.filter((c) => c.startsWith('events:')).length).toBe(2);
-    expect(chat.busy).toBe(false);
   });
 });
 
-describe('ChatState.watch({pause: true}) (a pause decided elsewhere)', () => {
+describe('ChatState.watchPause (a pause decided elsewhere)', () => {
   const card = (status: string) =>
     stored('m2', 'assistant', '', { type: 'approval', approval_id: 'ap-1', tool: 'deploy_service', input: { service: 'checkout-api' }, prompt: 'Deploy?', expires_at: future(), timeout_s: 300, status });
   const frames = [
@@ -378,7 +463,7 @@ describe('ChatState.watch({pause: true}) (a pause decided elsewhere)', () => {
     const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
     await chat.open('c1');
     expect(chat.pendingApproval).toMatchObject({ id: 'ap-1' });
-    await chat.watch(new AbortController().signal, { pause: true });
+    await chat.watchPause(new AbortController().signal);
     expect(api.calls).toContain('events:c1:3');
     expect(chat.items.find((i) => i.kind === 'approval')).toMatchObject({ status: 'confirmed' });
     expect(chat.items.filter((i) => i.kind === 'answer')).toEqual([expect.objectContaining({ text: 'Deployed.', streaming: false })]);
@@ -392,7 +477,7 @@ describe('ChatState.watch({pause: true}) (a pause decided elsewhere)', () => {
     const api = fakeApi({ c1: [stored('m1', 'user', 'deploy'), card('pending')] }, 50, { ledgerSeq: 3, frames });
     const chat = new ChatState({ api, connection: { require: () => transport, lost: vi.fn() }, schedule: (fn) => fn() });
     await chat.open('c1');
-    const watching = chat.watch(new AbortController().signal, { pause: true });
+    const watching = chat.watchPause(new AbortController().signal);
     chat.confirm('ap-1');
     await watching;
     expect(transport.runs).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Connection } from '../../../../../src/lib/chat/connection.svelte.ts';
+import { Connection, sendBlockedReason } from '../../../../../src/lib/chat/connection.svelte.ts';
 import { ApiError } from '../../../../../src/lib/chat/errors.ts';
 import type { ChatTransport } from '../../../../../src/lib/chat/transport.ts';
 import { FakeTransport } from './fakes.ts';
@@ -131,5 +131,14 @@ describe('Connection', () => {
     c.dispose();
     await vi.advanceTimersByTimeAsync(30_000);
     expect(connect).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('sendBlockedReason', () => {
+  it('lets Send work only while connected, and says why not otherwise', () => {
+    expect(sendBlockedReason('connected')).toBeNull();
+    expect(sendBlockedReason('connecting')).toMatch(/connecting/i);
+    expect(sendBlockedReason('retrying')).toMatch(/reconnecting.*stays here/i);
+    expect(sendBlockedReason('offline')).toMatch(/reconnecting/i);
   });
 });

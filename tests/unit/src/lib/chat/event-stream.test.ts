@@ -38,3 +38,13 @@ describe('EventsToWire', () => {
     expect(w.apply({ id: 8, event: 'run.finished', data: { status: 'done' } })).toEqual([]);
   });
 });
+
+describe('EventsToWire approval.resolved', () => {
+  it('carries the reason the ledger gives (a superseded card reads "Denied (new message)"), and none when it gives none', () => {
+    const w = new EventsToWire('c1');
+    const [withReason] = w.apply({ id: 3, event: 'approval.resolved', data: { approval_id: 'ap', result: 'denied', reason: 'superseded_by_new_message' } });
+    expect(withReason.metadata).toMatchObject({ type: 'confirm_resolved', result: 'denied', approval_id: 'ap', reason: 'superseded_by_new_message' });
+    const [without] = w.apply({ id: 4, event: 'approval.resolved', data: { approval_id: 'ap2', result: 'confirmed' } });
+    expect(without.metadata).not.toHaveProperty('reason');
+  });
+});

@@ -4,6 +4,7 @@
 import type { Api } from '../../../../../src/lib/chat/api.ts';
 import type { ChatRun, ChatTransport, SubmitInput, TransportEvent } from '../../../../../src/lib/chat/transport.ts';
 import type { SseFrame } from '../../../../../src/lib/chat/event-stream.ts';
+import { runMarks, type RunMarks } from '../../../../../src/lib/chat/run-marks.ts';
 import type { StoredMessage, WireChatMessage } from '../../../../../src/lib/chat/types.ts';
 
 /** One submit's stream, pushed by the test. */
@@ -88,8 +89,12 @@ export const wire = {
 export function fakeApi(
   history: Record<string, StoredMessage[]> = {},
   pageSize = 50,
-  /** `frames` for every events() call, or `connections`: the frames of the 1st, 2nd… call. */
-  stream: { ledgerSeq?: number; frames?: SseFrame[]; connections?: SseFrame[][] } = {},
+  /**
+   * `frames` for every events() call, or `connections`: the frames of the 1st, 2nd… call.
+   * `last`: the kind of the event at the ledger head (eventAt), 'run.finished' unless set; a
+   * test changes it (and `history`) while a followed run goes on.
+   */
+  stream: { ledgerSeq?: number; frames?: SseFrame[]; connections?: SseFrame[][]; last?: string; cancel?: () => Promise<void> } = {},
 ) {
   const calls: string[] = [];
   let n = 0;
@@ -107,6 +112,14 @@ export function fakeApi(
       const start = Math.max(0, end - pageSize);
       return { items: all.slice(start, end), next: start > 0 ? all[start].id : null, ledgerSeq: stream.ledgerSeq };
     },
+    async eventAt(id: string, seq: number) {
+      calls.push(`eventAt:${id}:${seq}`);
+      return seq > 0 ? { seq, kind: stream.last ?? 'run.finished' } : null;
+    },
+    async cancelRun(id: string) {
+      calls.push(`cancel:${id}`);
+      await stream.cancel?.();
+    },
     async *events(id: string, after: number) {
       calls.push(`events:${id}:${after}`);
       const opened = calls.filter((c) => c.startsWith('events:')).length - 1;
@@ -121,3 +134,11 @@ export function fakeApi(
 
 /** Lets pending promise callbacks run. */
 export const settle = () => new Promise<void>((r) => setTimeout(r, 0));
+
+/** The runs a tab started, in memory (sessionStorage in the browser). */
+export function memoryMarks(ids: string[] = [], now: () => number = Date.now): RunMarks {
+  const store = new Map<string, string>();
+  const marks = runMarks({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v), removeItem: (k) => void store.delete(k) }, now);
+  ids.forEach((id) => marks.set(id));
+  return marks;
+}

@@ -13,6 +13,8 @@ describe('isHeldElsewhere', () => {
     ['this tab streams (the server sees our own run)', { local: 'streaming', tabs: [], server: server('streaming') }, false, 'idle'],
     ['a pause with no other tab is ours to answer (after a reload)', { local: 'awaiting_confirmation', tabs: [], server: server('awaiting_confirmation') }, false, 'idle'],
     ['other tabs that finished', { local: 'idle', tabs: ['idle', 'idle'], server: server('idle') }, false, 'idle'],
+    ['a reloaded tab that has not loaded yet: the run the server sees may be its own', { local: 'idle', tabs: [], server: server('streaming'), ready: false }, false, 'idle'],
+    ['another tab streams, whatever this tab knows yet', { local: 'idle', tabs: ['streaming'], server: null, ready: false }, true, 'streaming'],
   ];
   for (const [name, input, held, state] of table) {
     it(name, () => expect(isHeldElsewhere(input)).toEqual({ held, state }));

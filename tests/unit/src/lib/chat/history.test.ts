@@ -17,8 +17,8 @@ describe('itemsFromHistory (CONTRACTS §4 stored shapes)', () => {
     ]);
     expect(items).toEqual([
       { kind: 'user', id: '1', text: 'Deploy it', files: [{ path: '/f/a.txt', orig_name: 'a.txt' }] },
-      { kind: 'tool', id: '2', tool: 'list_deployments', input: { service: 'x' }, status: 'done', output: [1], error: undefined, durationMs: 8 },
-      { kind: 'tool', id: '3', tool: 'check_health', input: {}, status: 'error', output: undefined, error: 'down', durationMs: undefined },
+      { kind: 'tool', id: '2', callId: 't1', tool: 'list_deployments', input: { service: 'x' }, status: 'done', output: [1], error: undefined, durationMs: 8 },
+      { kind: 'tool', id: '3', callId: 't2', tool: 'check_health', input: {}, status: 'error', output: undefined, error: 'down', durationMs: undefined },
       { kind: 'approval', id: 'ap', tool: 'deploy_service', input: { v: 1 }, prompt: 'Deploy?', expiresAt: '2030-01-01T00:00:00Z', timeoutS: 300, status: 'pending' },
       { kind: 'answer', id: '5', text: 'Done.', streaming: false, cancelled: undefined },
     ]);

@@ -6,6 +6,7 @@ const run = (...events: ChatEvent[]): ChatView => events.reduce(applyChatEvent, 
 const msg = (message: ReturnType<typeof wire.token>): ChatEvent => ({ type: 'message', message });
 const submitted: ChatEvent = { type: 'submitted', text: 'hello' };
 const future = new Date(Date.now() + 60_000).toISOString();
+const pendingCard = { kind: 'approval' as const, id: 'a', tool: 'deploy_service', input: {}, prompt: '', expiresAt: future, timeoutS: 300, status: 'pending' as const };
 
 describe('applyChatEvent', () => {
   const table: { name: string; events: ChatEvent[]; expect: (v: ChatView) => void }[] = [
@@ -214,6 +215,55 @@ describe('applyChatEvent', () => {
         });
         expect(v.items[1]).toMatchObject({ kind: 'answer', text: 'I' });
       },
+    },
+    {
+      name: 'a message sent while a card waits marks it as being decided by that message; denied, it reads as superseded',
+      events: [
+        { type: 'loaded', items: [pendingCard] },
+        submitted,
+        msg(wire.resolved('a', 'denied')),
+      ],
+      expect: (v) => expect(v.items[0]).toMatchObject({ kind: 'approval', status: 'denied', reason: 'superseded_by_new_message', deciding: undefined }),
+    },
+    {
+      name: 'the reason the server gives wins; a Deny pressed here is no supersede',
+      events: [
+        { type: 'loaded', items: [pendingCard] },
+        { type: 'submitted', text: 'deny', action: 'deny', approvalId: 'a' },
+        msg({ role: 'assistant', content: '', metadata: { type: 'confirm_resolved', result: 'denied', approval_id: 'a', reason: 'user_denied' } }),
+      ],
+      expect: (v) => expect(v.items[0]).toMatchObject({ status: 'denied', reason: 'user_denied' }),
+    },
+    {
+      name: 'a decision made elsewhere, without a reason, stays a plain denial',
+      events: [{ type: 'loaded', items: [pendingCard] }, msg(wire.resolved('a', 'denied'))],
+      expect: (v) => expect(v.items[0]).not.toHaveProperty('reason'),
+    },
+    {
+      name: 'following a run found open: the stored answer it still writes continues in place, streaming',
+      events: [
+        { type: 'loaded', items: [{ kind: 'user', id: 'u', text: 'hi', files: [] }, { kind: 'answer', id: 'm2', text: 'Hel', streaming: false }] },
+        { type: 'following', answerId: 'm2' },
+        msg(wire.token('Hello', 'Hello')),
+      ],
+      expect: (v) => {
+        expect(v.phase).toBe('streaming');
+        expect(v.items).toEqual([{ kind: 'user', id: 'u', text: 'hi', files: [] }, { kind: 'answer', id: 'm2', text: 'Hello', streaming: true }]);
+      },
+    },
+    {
+      name: "a followed run's tool result updates the stored card of that call (no second card)",
+      events: [
+        { type: 'loaded', items: [{ kind: 'tool', id: 'm3', callId: 'call-1', tool: 'check_health', input: {}, status: 'running' }] },
+        { type: 'following', answerId: null },
+        msg(wire.toolEnd('call-1', 'check_health', { ok: true }, 9)),
+      ],
+      expect: (v) => expect(v.items).toEqual([{ kind: 'tool', id: 'm3', callId: 'call-1', tool: 'check_health', input: {}, status: 'done', output: { ok: true }, durationMs: 9 }]),
+    },
+    {
+      name: 'a transport failure keeps its library message for the details, not the sentence',
+      events: [submitted, { type: 'failed', code: 'GRADIO_UNREACHABLE', detail: 'Connection errored out.' }],
+      expect: (v) => expect(v.items[1]).toMatchObject({ kind: 'error', detail: '', diagnostic: 'Connection errored out.' }),
     },
     {
       name: 'unknown metadata types are ignored; plain content is answer text',

@@ -1,0 +1,44 @@
+/**
+ * What the user reads about approvals: the warning before a message that would supersede a
+ * pending one (the server denies it as `superseded_by_new_message`), and a resolved card's label.
+ * Pure, so the wording is tested once and the components only render it.
+ * @module
+ */
+import type { ApprovalItem } from './types.ts';
+
+/** The reason the server records for an approval denied because a new message was sent. */
+export const SUPERSEDED = 'superseded_by_new_message';
+
+/** Words of a tool name that say nothing about the action ("deploy_service" is a deploy). */
+const FILLER = new Set(['service', 'tool', 'action', 'run']);
+/** Input fields that name what the action is about, in order of preference. */
+const TARGETS = ['service', 'name', 'environment', 'path', 'id', 'title'];
+
+/** "deploy of checkout-api", "start maintenance of db-primary", "delete file of /srv/a.txt". */
+export function pendingActionPhrase(item: Pick<ApprovalItem, 'tool' | 'input'>): string {
+  const words = item.tool.split(/[_\s.-]+/).filter((w) => w && !FILLER.has(w.toLowerCase()));
+  const action = (words.length ? words : [item.tool]).join(' ').toLowerCase();
+  const input = item.input && typeof item.input === 'object' ? (item.input as Record<string, unknown>) : {};
+  const key = TARGETS.find((k) => typeof input[k] === 'string' && input[k] !== '');
+  return key ? `${action} of ${String(input[key])}` : action;
+}
+
+/** The dialog's sentence: what sending now does to the approvals that wait. */
+export function supersedeWarning(pending: readonly Pick<ApprovalItem, 'tool' | 'input'>[]): string {
+  if (pending.length === 1) return `Sending this will deny the pending ${pendingActionPhrase(pending[0])}.`;
+  return `Sending this will deny the ${pending.length} pending actions: ${pending.map(pendingActionPhrase).join(', ')}.`;
+}
+
+/** A decided card's label: the reason, when the server gave one, says why it was denied. */
+export function outcomeLabel(item: Pick<ApprovalItem, 'status' | 'reason'>): string {
+  switch (item.status) {
+    case 'confirmed':
+      return 'Confirmed';
+    case 'expired':
+      return 'Expired';
+    case 'pending':
+      return 'Waiting';
+    case 'denied':
+      return item.reason === SUPERSEDED ? 'Denied (new message)' : 'Denied';
+  }
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { outcomeLabel, pendingActionPhrase, SUPERSEDED, supersedeWarning } from '../../../../../src/lib/chat/approval-words.ts';
+
+describe('approval words', () => {
+  it('names the pending action by its tool and what it is about', () => {
+    expect(pendingActionPhrase({ tool: 'deploy_service', input: { service: 'checkout-api', version: '2.4.1', environment: 'staging' } })).toBe('deploy of checkout-api');
+    expect(pendingActionPhrase({ tool: 'start_maintenance', input: { service: 'db-primary', duration_minutes: 30 } })).toBe('start maintenance of db-primary');
+    expect(pendingActionPhrase({ tool: 'write_file', input: { path: '/srv/notes/a.txt' } })).toBe('write file of /srv/notes/a.txt');
+    expect(pendingActionPhrase({ tool: 'reboot', input: null })).toBe('reboot');
+  });
+
+  it('says what sending will do, for one or several waiting approvals', () => {
+    const deploy = { tool: 'deploy_service', input: { service: 'checkout-api' } };
+    expect(supersedeWarning([deploy])).toBe('Sending this will deny the pending deploy of checkout-api.');
+    expect(supersedeWarning([deploy, { tool: 'end_maintenance', input: { service: 'db-primary' } }])).toBe(
+      'Sending this will deny the 2 pending actions: deploy of checkout-api, end maintenance of db-primary.',
+    );
+  });
+
+  it('labels a decided card, with the new message as the reason when the server or this tab knows it', () => {
+    expect(outcomeLabel({ status: 'denied', reason: SUPERSEDED })).toBe('Denied (new message)');
+    expect(outcomeLabel({ status: 'denied', reason: 'user_denied' })).toBe('Denied');
+    expect(outcomeLabel({ status: 'denied' })).toBe('Denied');
+    expect(outcomeLabel({ status: 'confirmed' })).toBe('Confirmed');
+    expect(outcomeLabel({ status: 'expired', reason: 'approval_timeout' })).toBe('Expired');
+  });
+});
