@@ -71,8 +71,11 @@ async function runnerOf(conversationId: string): Promise<number> {
   return cluster.indexOfPid(Number(rows[0].owner.split(':').at(-2)));
 }
 
-/** Follows a conversation's ledger stream through nginx, reconnecting with Last-Event-ID, until run.finished. */
-async function followLedger(conversationId: string, deadlineMs = 40_000): Promise<{ ids: number[]; reconnects: number }> {
+/**
+ * Follows a conversation's ledger stream through nginx, reconnecting with Last-Event-ID, until
+ * run.finished. `onOpen` runs at its first frame: the stream is then held by a replica.
+ */
+async function followLedger(conversationId: string, deadlineMs = 40_000, onOpen = () => {}): Promise<{ ids: number[]; reconnects: number }> {
   const ids: number[] = [];
   let reconnects = -1;
   const deadline = Date.now() + deadlineMs;
@@ -81,6 +84,7 @@ async function followLedger(conversationId: string, deadlineMs = 40_000): Promis
     const headers: Record<string, string> = { ...auth(), ...(ids.length ? { 'last-event-id': String(ids.at(-1)) } : {}) };
     let done = false;
     const seen = (f: SseFrame) => {
+      onOpen();
       if (f.id !== undefined) ids.push(Number(f.id));
       done ||= f.event === 'run.finished';
       return done;
@@ -180,13 +184,21 @@ describe('three replicas behind nginx round-robin', () => {
     let conversationId = '';
     let killed = -1;
     let followers: Array<Promise<{ ids: number[]; reconnects: number }>> = [];
+    let opened: Promise<unknown> = Promise.resolve();
     const killedAt: number[] = [];
     const submit = () => client.submit('/chat', { message: { text: LONG, files: [] }, conversation_id: '', request_id: requestId });
     const turn = await collect(submit(), async (m, index) => {
       conversationId = m.metadata.conversation_id;
       // Four ledger followers in a row: round-robin puts one on every replica, the doomed one too.
-      if (index === 1) followers = Array.from({ length: 4 }, () => followLedger(conversationId));
+      // The kill waits until each holds its stream: one still connecting when its replica died would
+      // be sent on to another by nginx, with nothing to reconnect (seen on a loaded machine).
+      if (index === 1) {
+        const open = Array.from({ length: 4 }, () => Promise.withResolvers<void>());
+        followers = open.map((o) => followLedger(conversationId, 40_000, o.resolve));
+        opened = Promise.all(open.map((o) => o.promise));
+      }
       if (index === 4) {
+        await opened;
         killed = await runnerOf(conversationId);
         cluster.replicas[killed].child.kill('SIGKILL');
         killedAt.push(Date.now());
