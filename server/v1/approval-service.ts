@@ -29,6 +29,9 @@ export type Decision = 'approve' | 'deny';
 /** The expiry timer's decisions (the approval-expiry job of job-queue.ts). */
 const EXPIRY_ORIGIN: DecisionOrigin = { method: 'JOB', path: 'approval-expiry' };
 
+/** Pure: the request_id of one decider's attempt; the same decider retrying replays it. */
+export const deciderRequestId = (approvalId: string, decision: Decision, deciderId: string): string => `v1-decide:${approvalId}:${decision}:${deciderId}`;
+
 export function createApprovalService(deps: ApprovalServiceDeps) {
   const { pool } = deps;
   const now = deps.now ?? (() => new Date());
@@ -47,17 +50,21 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
    * the turn ended without deciding. The resume then goes on in the background. True when this
    * turn made the decision (not a concurrent confirm elsewhere).
    */
-  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; origin: DecisionOrigin }): Promise<boolean> {
+  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; origin: DecisionOrigin; stopIfDecided?: boolean }): Promise<boolean> {
     // The resume acts as the requester with a token minted now, never the decider's own (it may
     // be someone else's, or near its end after a long wait).
     const token = await deps.mintToken(record.requestedBy);
     // A tab is just taking the conversation (its own confirm, say): wait for it a moment.
+    // A decider's own attempt stops waiting once another decision landed (issue 30 finding 11): it
+    // has lost, and is refused (409) rather than held for the busy window.
     const handle = await retryWhileBusy(
-      () =>
-        deps.engine().submit(
+      async () => {
+        if (input.stopIfDecided && (await getApprovalRecord(pool, record.id))?.status !== 'pending') throw new AirlockError('CONFLICT');
+        return deps.engine().submit(
           { text: '', files: [], conversationId: record.conversationId, action: input.action, requestId: input.requestId, approvalId: record.id, decidedBy: input.decidedBy, decisionNote: input.note, origin: input.origin },
           { userId: record.requestedBy, token },
-        ),
+        );
+      },
       { untilMs: Date.now() + 5_000, everyMs: 200 },
     );
     const events = handle.events();
@@ -110,13 +117,18 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     try {
       mine = await submitDecision(record, {
         action: decision === 'approve' ? 'confirm' : 'deny',
-        requestId: `v1-decide:${id}:${decision}`,
+        // One request per decider: a shared id would replay the winner's turn to every concurrent
+        // decider (all 200, one audit row). Per decider, each loser's turn finds it decided (409).
+        requestId: deciderRequestId(id, decision, caller.userId),
         decidedBy: caller.userId,
         note: reason,
         origin,
+        stopIfDecided: true,
       });
     } catch (error) {
-      if (!isAirlockError(error) || (error.code !== 'APPROVAL_NOT_FOUND' && error.code !== 'CONFLICT')) throw error;
+      if (!isAirlockError(error) || !['APPROVAL_NOT_FOUND', 'CONFLICT', 'CONVERSATION_BUSY'].includes(error.code)) throw error;
+      // Busy, and still pending: a real busy conversation, not a lost race.
+      if (error.code === 'CONVERSATION_BUSY' && (await getApprovalRecord(pool, id))?.status === 'pending') throw error;
     }
     const after = (await getApprovalRecord(pool, id))!;
     if (!mine) {
