@@ -1,20 +1,25 @@
 /**
  * Failed-login throttling along three keys, so that no single dimension can be rotated away:
- * - the (username, address) pair: a few failures are free, then each further failure locks the
- *   pair for twice as long (1 s, 2 s, 4 s … capped at 5 min);
+ * - the (username, address) pair: a few failures are free, then each further failure delays the
+ *   pair for twice as long (1 s, 2 s, 4 s … capped at MAX_LOCK_S = 30 s);
  * - the username alone, with a larger allowance: guesses spread over many addresses;
- * - the address alone, with a larger allowance: one address spraying many usernames.
+ * - the address alone, with a larger allowance: one address spraying many usernames. It counts
+ *   failures only: successful logins from a shared address (a NAT, an office proxy) never add up.
+ * A delayed key answers 429 RATE_LIMITED with `Retry-After` ≤ 30 s and no server-side sleep
+ * (issue 30 finding 16): an attacker can slow the real user down by at most that, never lock them
+ * out for minutes, while guessing stays capped at one try per 30 s per key.
  * The address is the peer, or the X-Forwarded-For of a TRUST_PROXY peer only, so a client cannot
  * invent addresses: rotating the header gives no extra guesses and naming a victim's address
- * locks only the sender's own. A success clears the pair and the username keys (not the address
+ * delays only the sender's own. A success clears the pair and the username keys (not the address
  * key: an attacker with one good account could otherwise reset their address). The decisions
- * are pure; the counters live in `login_attempts`.
+ * are pure; the counters live in `login_attempts` (`locked_until` is the delay's end).
  * @module
  */
 import type { AuthDb } from './db.ts';
 
 export const FREE_FAILURES = 5;
-export const MAX_LOCK_S = 300;
+/** The longest delay any key earns: the most a guesser can hold the real user back (seconds). */
+export const MAX_LOCK_S = 30;
 /** Failures older than this no longer count. */
 export const FAILURE_WINDOW_S = 900;
 
@@ -23,7 +28,7 @@ export const FREE_FAILURES_PER_USER = 20;
 /** Failures one address may collect over all usernames together before it is slowed. */
 export const FREE_FAILURES_PER_ADDRESS = 30;
 
-/** Seconds a key stays locked after its `failures`-th failure (0: not locked). */
+/** Seconds a key is delayed after its `failures`-th failure (0: not delayed), at most MAX_LOCK_S. */
 export function lockSecondsAfter(failures: number, freeFailures: number = FREE_FAILURES): number {
   if (failures < freeFailures) return 0;
   return Math.min(MAX_LOCK_S, 2 ** (failures - freeFailures));

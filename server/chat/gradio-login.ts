@@ -17,6 +17,16 @@ function nulRefused(field: 'username' | 'password'): GradioError {
   return new GradioError('VALIDATION_ERROR', 400, { detail: message, error: { code: 'VALIDATION_ERROR', message, retryable: false, details: [{ path: field, message }] } });
 }
 
+/** 429 while the login is delayed (auth/throttle.ts), with its `Retry-After` (≤ 30 s), as the REST login. */
+class LoginDelayedError extends RequestRejectedError {
+  constructor(
+    message: string,
+    readonly retryAfterS: number,
+  ) {
+    super(429, message, 'RATE_LIMITED');
+  }
+}
+
 /** `login` and `logout` options for gradioPlugin. */
 export function gradioLogin(deps: { pool: Pool; config: Pick<Config, 'jwt'>; verify: Verify }): Pick<GradioPluginOptions, 'login' | 'logout'> {
   return {
@@ -28,7 +38,7 @@ export function gradioLogin(deps: { pool: Pool; config: Pick<Config, 'jwt'>; ver
         const issued = await signUserToken(keyStoreFor(deps.pool), { issuer: deps.config.jwt.issuer, ttlS: deps.config.jwt.userTokenTtlS, user });
         return issued.token;
       } catch (error) {
-        if (isAuthError(error) && error.code === 'LOGIN_THROTTLED') throw new RequestRejectedError(429, error.message, 'RATE_LIMITED');
+        if (isAuthError(error) && error.code === 'LOGIN_THROTTLED') throw new LoginDelayedError(error.message, error.retryAfterS ?? 1);
         if (isAuthError(error)) return null;
         throw error;
       }

@@ -17,6 +17,13 @@ describe('login throttling', () => {
     expect(lockSecondsAfter(100)).toBe(MAX_LOCK_S);
   });
 
+  it('never delays anyone for more than 30 s (issue 30 finding 16: no lock-out for minutes)', () => {
+    expect(MAX_LOCK_S).toBeLessThanOrEqual(30);
+    for (const free of [FREE_FAILURES, FREE_FAILURES_PER_USER, FREE_FAILURES_PER_ADDRESS]) {
+      for (let failures = 1; failures <= 200; failures++) expect(lockSecondsAfter(failures, free)).toBeLessThanOrEqual(30);
+    }
+  });
+
   it('keys by normalised username and address', () => {
     expect(throttleKey({ username: ' Admin ', address: '10.0.0.1' })).toBe('admin|10.0.0.1');
     expect(throttleKey({ username: 'admin', address: '10.0.0.2' })).not.toBe(throttleKey({ username: 'admin', address: '10.0.0.1' }));
