@@ -81,6 +81,8 @@ const EnvSchema = z.object({
    * model, so this is sized for streams, not cores: 2 cores carried 400+ paced streams (bench/capacity). */
   CHAT_CONCURRENCY: z.coerce.number().int().positive().default(512),
   CHAT_USER_QUEUE: z.coerce.number().int().positive().default(16),
+  /** Bytes of one curl call-API event (each repeats the whole answer); past it the stream ends with PAYLOAD_TOO_LARGE. */
+  CALL_STREAM_MAX_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   LEASE_TTL_S: z.coerce.number().int().positive().default(30),
   /** Several gateway replicas share this database (README "Running several replicas"): the Gradio
@@ -140,6 +142,8 @@ export interface Config {
   chatPerUser: { concurrency: number; queueSize: number };
   /** /chat events running at once per process. */
   chatConcurrency: number;
+  /** CALL_STREAM_MAX_BYTES: one curl call-API event's cap (issue 30 finding 12). */
+  callStreamMaxBytes: number;
   bodyMaxBytes: number;
   leaseTtlS: number;
   /** Several gateway replicas share the database (PostgreSQL session bus). */
@@ -206,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     chatPerUser: { concurrency: e.CHAT_USER_CONCURRENCY, queueSize: e.CHAT_USER_QUEUE },
     chatConcurrency: e.CHAT_CONCURRENCY,
+    callStreamMaxBytes: e.CALL_STREAM_MAX_BYTES,
     bodyMaxBytes: e.BODY_MAX_BYTES,
     leaseTtlS: e.LEASE_TTL_S,
     replicas: e.REPLICAS,

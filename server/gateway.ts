@@ -27,6 +27,7 @@ import { chatEndpoint } from './chat/chat-endpoint.ts';
 import { guardChatErrors } from './chat/chat-error.ts';
 import { forGradioClients } from './chat/gradio-view.ts';
 import { createChatHandler } from './chat/chat-handler.ts';
+import { sessionConversations } from './chat/session-continuity.ts';
 import { createCheckpointer } from './agent/checkpointer.ts';
 import { gradioLogin } from './chat/gradio-login.ts';
 import { chatOwnerKey, createChatAuthenticator } from './chat/identity.ts';
@@ -59,7 +60,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await checkpointer.end();
   });
 
-  const mcp = await startMcpTools(app, { config, pool });
+  const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
+  const mcp = await startMcpTools(app, { config, pool, verifyUser: verifiers.verifyUser });
   const agent = await createAgentRuntime({
     policy,
     tenantOf: cachedTenantLookup(pool, config.policy.tenantCacheS),
@@ -74,7 +76,6 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   });
 
   // The control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own).
-  const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
   const agentTools = config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [];
   const builtinDefaults = () => new Map<string, ToolAction>([...agentTools.map((n) => [n, catalogDefault(n)!] as const), ...mcp.builtinActions()]);
   // A misspelt rule denies nothing: say so at start (the tools of MCP servers still down count as known by prefix).
@@ -135,7 +136,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await liveness.stop();
     await ledger.close();
   });
-  const handler = createChatHandler({ engine });
+  // Gradio session continuity (issue 24 item 2): a session's calls without conversation_id share one.
+  const handler = createChatHandler({ engine, sessions: sessionConversations(pool) });
   // Several replicas: the Gradio queue's sessions live in PostgreSQL, so join, stream, cancel and
   // heartbeat may each land on a different replica. One process keeps the in-memory bus (latency).
   // A dead replica's events end with a retryable error the UI names (SERVICE_UNAVAILABLE).
@@ -172,10 +174,16 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     // History chips stay downloadable: a file a stored message names is never swept.
     isFileReferenced: (path) => isFileReferenced(pool, path),
     bodyLimit: config.bodyMaxBytes,
+    callStreamMaxBytes: config.callStreamMaxBytes,
     publicUrl: config.publicUrl,
     title: 'Airlock',
     // /chat as the MCP tool `chat` at /api/agent/gradio/gradio_api/mcp/ (issue 13).
     mcpServer: true,
+    // As upstream for a ChatInterface (its history is State): true, so JS clients open the
+    // heartbeat too (Python always does). One per client session: a user's tabs, scripts and
+    // notebooks together may hold 32 (issue 24 item 2; more are ended after one period).
+    connectHeartbeat: true,
+    heartbeatsPerIdentity: 32,
     drainMs: config.shutdownGraceMs,
     bus,
   });

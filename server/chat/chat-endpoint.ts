@@ -24,7 +24,14 @@ export function chatEndpoint(handler: EndpointDefinition<ChatIdentity>['handler'
         default: null,
         example: { text: 'What is the health of payments-api?', files: [] },
       },
-      { name: 'conversation_id', label: 'Conversation id', component: 'textbox', default: null, example: '' },
+      {
+        name: 'conversation_id',
+        label: 'Conversation id',
+        component: 'textbox',
+        description: 'The conversation to continue. Empty: the one this client session used last (a new one at first), as gr.ChatInterface; "new": a new one.',
+        default: null,
+        example: '',
+      },
       { name: 'action', label: 'Action (confirm or deny)', component: 'textbox', default: null, example: '' },
       { name: 'text', label: 'Text', component: 'textbox', default: null, example: '' },
       {

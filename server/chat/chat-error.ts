@@ -17,14 +17,19 @@ export function logChatError(log: FastifyBaseLogger, error: AirlockError, refere
 
 type Handler<I> = EndpointDefinition<I>['handler'];
 
-/** The `error` metadata of a yielded ChatMessage, if it is one. */
+/**
+ * The `error` metadata of a yielded ChatMessage when it says the turn failed. A step's error (one
+ * naming its `tool_call_id`: a refused tool) is not: the turn went on, and it completes.
+ */
 function errorOf(value: unknown[]): { code: string; detail: string } | null {
-  const m = (value?.[0] as { metadata?: { type?: unknown; code?: unknown; detail?: unknown } } | undefined)?.metadata;
-  return m?.type === 'error' && typeof m.code === 'string' ? { code: m.code, detail: String(m.detail ?? '') } : null;
+  const m = (value?.[0] as { metadata?: { type?: unknown; code?: unknown; detail?: unknown; tool_call_id?: unknown } } | undefined)?.metadata;
+  if (m?.type !== 'error' || typeof m.code !== 'string' || m.tool_call_id !== undefined) return null;
+  return { code: m.code, detail: String(m.detail ?? '') };
 }
 
 /**
- * Wraps a streaming handler so that every failure ends the event as an error completion titled
+ * Wraps a streaming handler so that every failure of the turn (not a refused step: issue 24 item 2)
+ * ends the event as an error completion titled
  * with the taxonomy code (Python's predict() raises, JS sees status `error`): a failure it did not
  * turn into an `error` message itself (one before its stream started, e.g. the conversation
  * lookup with the database down), and one it did, after that error ChatMessage has streamed (our

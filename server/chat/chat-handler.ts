@@ -16,11 +16,17 @@ import type { EndpointRequest } from '../gradio/index.ts';
 import { chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
 import { ChatProjection } from './chat-projection.ts';
 import type { ChatIdentity } from './identity.ts';
-import { ChatInputError, normalizeChatInput } from './input.ts';
+import { asksNewConversation, ChatInputError, normalizeChatInput } from './input.ts';
+import type { SessionConversations } from './session-continuity.ts';
 
 type Output = [ChatMessage];
 
-export function createChatHandler({ engine }: { engine: Engine }) {
+/**
+ * `sessions`: Gradio session continuity (session-continuity.ts). A call naming no conversation
+ * continues the one the caller's Gradio session used last; every turn records its conversation as
+ * the session's last. Without it, such a call starts a new conversation.
+ */
+export function createChatHandler({ engine, sessions }: { engine: Engine; sessions?: SessionConversations }) {
   return async function* handleChat(request: EndpointRequest<ChatIdentity>): AsyncGenerator<Output> {
     const fail = (error: AirlockError, conversationId = ''): Output => [
       chatMessage(conversationId, '', { type: 'error', code: error.code, detail: error.message, retryable: error.retryable }),
@@ -28,7 +34,14 @@ export function createChatHandler({ engine }: { engine: Engine }) {
     let run;
     try {
       const input = normalizeChatInput(request.data, request.eventData);
-      run = await engine.submit(input, { userId: request.identity.userId, token: request.identity.token });
+      const { userId } = request.identity;
+      const session = request.clientSessionHash ?? request.sessionHash;
+      if (sessions && !input.conversationId && !asksNewConversation(request.data, request.eventData)) {
+        input.conversationId = await sessions.last(userId, session, input.requestId);
+      }
+      run = await engine.submit(input, { userId, token: request.identity.token });
+      // Best effort: the turn runs either way; a session that could not be recorded starts anew.
+      if (sessions) await sessions.remember(userId, session, run.conversationId).catch(() => {});
     } catch (error) {
       if (error instanceof ChatInputError) error = new AirlockError('VALIDATION_ERROR', error.message);
       if (!isAirlockError(error)) throw error;

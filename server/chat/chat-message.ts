@@ -26,7 +26,11 @@ export type ChatMetadata =
       timeout_s: number;
     }
   | { type: 'confirm_resolved'; result: 'confirmed' | 'denied' | 'expired'; approval_id: string; reason?: ApprovalReason }
-  | { type: 'error'; code: ErrorCode; detail: string; retryable: boolean }
+  /**
+   * `tool_call_id`: the error is one step's (a tool the user may not run), said to the user while
+   * the turn goes on; the turn still completes. Without it, the turn itself failed.
+   */
+  | { type: 'error'; code: ErrorCode; detail: string; retryable: boolean; tool_call_id?: string }
   | { type: 'attachments'; files: ReportedFileRef[] };
 
 export interface ChatMessage {

@@ -35,8 +35,9 @@ export class ChatProjection {
         if (p.status === 'done') return [{ type: 'tool_end', tool: p.tool, output: p.output, tool_call_id: p.tool_call_id, duration_ms: p.duration_ms ?? 0 }];
         const code = p.code ? asCode(p.code) : undefined;
         const out: ChatMetadata[] = [{ type: 'tool_error', tool: p.tool, error: p.error ?? '', tool_call_id: p.tool_call_id, ...(code ? { code } : {}) }];
-        // Not allowed is the user's business, not the model's: say it as an error too.
-        if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') out.push({ type: 'error', code, detail: p.error ?? '', retryable: false });
+        // Not allowed is the user's business, not the model's: say it as an error too. It is the
+        // step's (tool_call_id), not the turn's: the agent goes on and explains (issue 24 item 2).
+        if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') out.push({ type: 'error', code, detail: p.error ?? '', retryable: false, tool_call_id: p.tool_call_id });
         return out;
       }
       case 'approval.requested': {

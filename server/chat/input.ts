@@ -33,7 +33,7 @@ const FileSchema = z
 
 const FilesSchema = z.array(FileSchema).max(10, 'at most 10 files per message');
 const MessageObjectSchema = z.looseObject({ text: z.string('message.text must be a string').nullish(), files: z.unknown().optional() });
-const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID)');
+const IdSchema = z.uuid('conversation_id must be a conversation id (a UUID) or "new"');
 const RequestIdSchema = z
   .string('request_id must be a string')
   .trim()
@@ -44,6 +44,15 @@ const ApprovalIdSchema = z.uuid('approval_id must be an approval id (a UUID)');
 const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
 
 const blank = (v: unknown) => v === null || v === undefined || v === '';
+
+/** The `conversation_id` that starts a new conversation within a Gradio session (session-continuity.ts). */
+export const NEW_CONVERSATION = 'new';
+
+/** Whether the call asks for a new conversation (`conversation_id: "new"`) rather than the session's. */
+export function asksNewConversation(data: readonly unknown[], eventData: unknown): boolean {
+  const extra = Array.isArray(eventData) ? eventData : [];
+  return pick(data[1], extra[0]) === NEW_CONVERSATION;
+}
 
 function pick(slot: unknown, fallback: unknown): unknown {
   return blank(slot) ? (blank(fallback) ? null : fallback) : slot;
@@ -87,7 +96,7 @@ export function normalizeChatInput(data: readonly unknown[], eventData: unknown)
   return {
     text: text.trim(),
     files,
-    conversationId: conversationId === null ? null : parse(IdSchema, conversationId, 'conversation_id'),
+    conversationId: conversationId === null || conversationId === NEW_CONVERSATION ? null : parse(IdSchema, conversationId, 'conversation_id'),
     action: action === null ? null : parse(ActionSchema, action, 'action'),
     requestId: blank(requestSlot) ? null : parse(RequestIdSchema, requestSlot, 'request_id'),
     approvalId: blank(approvalSlot) ? null : parse(ApprovalIdSchema, approvalSlot, 'approval_id'),

@@ -3,6 +3,7 @@ export { createPool, CONNECT_TIMEOUT_MS, guardClients, releaseOnce, withTransact
 export type { Queryable, Pool, PoolClient } from './pool.ts';
 export { runMigrations, loadMigrations } from './migrate.ts';
 export { isDatabaseUnavailable } from './unavailable.ts';
+export { rememberSessionConversation, sessionConversation, SESSION_IDLE_MS } from './gradio-sessions.ts';
 export type { Migration } from './migrate.ts';
 export { startEmbeddedPostgres, freePort } from './embedded.ts';
 export type { EmbeddedDatabase } from './embedded.ts';

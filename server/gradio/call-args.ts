@@ -8,7 +8,7 @@ import { parameterName } from './components.ts';
 import type { EndpointDefinition } from './types.ts';
 import type { Rejection } from './validate.ts';
 
-/** The positional values of a v1 body (a `session_hash` is ignored: every call gets a session of its own). */
+/** The positional values of a v1 body (its `session_hash` is not the call's session: every call gets one of its own; see routes/call.ts). */
 export function positionalArgs(body: unknown): { data: unknown[] } | Rejection {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { status: 422, detail: 'The body must be a JSON object with a `data` array.' };
   const b = body as Record<string, unknown>;

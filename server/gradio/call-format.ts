@@ -36,9 +36,15 @@ export function callFrame(message: Record<string, any>, state: CallState): strin
   }
 }
 
-/** Translates a chunk of `data: {...}\n\n` frames (one or several, as the stream hub writes them). */
-export function translateFrames(chunk: string, state: CallState): string {
-  let out = '';
+/** One call-API frame and its event name. */
+export interface CallFrame {
+  event: string;
+  frame: string;
+}
+
+/** Each call-API frame of a chunk of `data: {...}\n\n` frames (one or several, as the stream hub writes them). */
+export function callFrames(chunk: string, state: CallState): CallFrame[] {
+  const out: CallFrame[] = [];
   for (const block of chunk.split('\n\n')) {
     if (!block.startsWith('data: ')) continue;
     let message: unknown;
@@ -47,7 +53,22 @@ export function translateFrames(chunk: string, state: CallState): string {
     } catch {
       continue; // not a JSON message (the heartbeat route's ALIVE never comes here)
     }
-    if (message && typeof message === 'object') out += callFrame(message as Record<string, any>, state);
+    if (!message || typeof message !== 'object') continue;
+    const frame = callFrame(message as Record<string, any>, state);
+    if (frame) out.push({ event: frame.slice('event: '.length, frame.indexOf('\n')), frame });
   }
   return out;
+}
+
+/** Translates a chunk of session frames into call-API frames, joined. */
+export function translateFrames(chunk: string, state: CallState): string {
+  return callFrames(chunk, state)
+    .map((f) => f.frame)
+    .join('');
+}
+
+/** The error event that ends a call stream whose answer grew past `maxBytes` (issue 30 finding 12). */
+export function tooLargeFrame(maxBytes: number): string {
+  const message = `The answer grew past what the call API streams (${maxBytes} bytes per event), so it was stopped here.`;
+  return named('error', { error: message, code: 'PAYLOAD_TOO_LARGE', title: 'Error' });
 }

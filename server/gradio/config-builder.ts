@@ -6,6 +6,12 @@
  */
 import type { EndpointDefinition } from './types.ts';
 
+/**
+ * The Gradio version `/config` reports: the one this server tracks (docs/gradio-protocol.md,
+ * "Sources"), as upstream reports its own. Clients parse it: Python needs > 4.29.0 for `/cancel`.
+ */
+export const GRADIO_VERSION = '6.25.0';
+
 /** What `/config` needs besides the endpoints. */
 export interface ConfigContext {
   root: string;
@@ -66,7 +72,7 @@ export function buildConfig(endpoints: readonly EndpointDefinition<any>[], ctx: 
   const allIds = components.map((c) => (c as { id: number }).id);
   const layout = { id: 0, children: [] };
   return {
-    version: '5.49.1',
+    version: GRADIO_VERSION,
     protocol: 'sse_v3',
     api_prefix: '/gradio_api',
     root: ctx.root,

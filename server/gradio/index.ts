@@ -31,7 +31,7 @@ export {
 export { applyOps, diff, snapshot } from './diff.ts';
 export { encodeFrame } from './encode.ts';
 export { lookupStoredFile, resolveStoredPath, safeBasename } from './files.ts';
-export { buildConfig } from './config-builder.ts';
+export { buildConfig, GRADIO_VERSION } from './config-builder.ts';
 export { buildInfo } from './info.ts';
 export { computeRoot } from './root-url.ts';
 export { createMemorySessionBus, type BusMessage, type SessionBus, type SessionSink, type Attachment } from './session-bus.ts';

@@ -37,6 +37,8 @@ class QueuedEvent implements Job {
 export interface JoinRequest {
   fnIndex: number;
   sessionHash: string;
+  /** The client's own session when the event runs in another (a curl call): the handler's `clientSessionHash`. */
+  clientSessionHash?: string;
   data: unknown[];
   eventData: unknown;
   identity: unknown;
@@ -104,7 +106,15 @@ export class GradioQueue {
     const eventId = randomUUID().replaceAll('-', '');
     const sessionHash = sessionKey(request.sessionHash, request.owner);
     const run: EventRun = new EventRun(
-      { data: request.data, eventData: request.eventData, identity: request.identity, headers: request.headers, sessionHash: request.sessionHash, eventId },
+      {
+        data: request.data,
+        eventData: request.eventData,
+        identity: request.identity,
+        headers: request.headers,
+        sessionHash: request.sessionHash,
+        ...(request.clientSessionHash ? { clientSessionHash: request.clientSessionHash } : {}),
+        eventId,
+      },
       def,
       (message) => this.options.bus.publish(sessionHash, message),
       this.options.log,

@@ -1,7 +1,7 @@
 /**
  * A thin SSE writer over a raw Node response: headers, write + uncork per frame, coalescing of
- * frames produced while the previous write is still in flight, a cap on what a slow client may
- * hold, close. No formatting (see encode.ts).
+ * frames produced while the previous write is still in flight (a full snapshot replacing the
+ * queued one it supersedes), a cap on what a slow client may hold, close. No formatting (see encode.ts).
  * @module
  */
 import type { ServerResponse } from 'node:http';
@@ -19,13 +19,22 @@ export class SseWriter {
   #res: ServerResponse;
   #inflight = false;
   #pending = '';
+  /** The key of the last frame in #pending and where it starts: a newer frame of that key replaces it. */
+  #tailKey: string | null = null;
+  #tailStart = 0;
   #closed = false;
   readonly #maxBuffered: number;
+  readonly #supersedeAbove: number;
   readonly #afterWrite = () => this.#flushPending();
 
-  constructor(res: ServerResponse, options: { maxBufferedBytes?: number } = {}) {
+  /**
+   * `supersedeAboveBytes`: how far behind a client falls before queued frames with a `supersedes`
+   * key are replaced (default 0: at once); below it, every frame reaches the client.
+   */
+  constructor(res: ServerResponse, options: { maxBufferedBytes?: number; supersedeAboveBytes?: number } = {}) {
     this.#res = res;
     this.#maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+    this.#supersedeAbove = options.supersedeAboveBytes ?? 0;
     res.once('close', () => {
       this.#closed = true;
     });
@@ -41,15 +50,28 @@ export class SseWriter {
     return this.#closed || this.#res.destroyed || this.#res.writableEnded;
   }
 
+  /** A write is in flight: what is written now waits for the client. */
+  get backlogged(): boolean {
+    return this.#inflight;
+  }
+
   /**
    * Queues a frame. Written at once when the socket is free; otherwise joined with the frames
-   * that follow and written in one go when the previous write completes. A client that falls
-   * more than maxBufferedBytes behind is disconnected.
+   * that follow and written in one go when the previous write completes. A frame with a
+   * `supersedes` key replaces a still-queued frame of the same key at the tail once the client is
+   * `supersedeAboveBytes` behind (a full snapshot makes the older one useless): a slow client then
+   * gets fewer frames, never a cut stream.
+   * A client that falls more than maxBufferedBytes behind is disconnected.
    */
-  write(frame: string): void {
+  write(frame: string, supersedes?: string): void {
     if (this.closed) return;
     if (this.#inflight) {
-      this.#pending += frame;
+      if (supersedes !== undefined && supersedes === this.#tailKey && this.#pending.length >= this.#supersedeAbove) this.#pending = this.#pending.slice(0, this.#tailStart) + frame;
+      else {
+        this.#tailStart = this.#pending.length;
+        this.#pending += frame;
+      }
+      this.#tailKey = supersedes ?? null;
       if (this.#pending.length > this.#maxBuffered) this.#res.destroy(new Error('SSE client too slow'));
       return;
     }
@@ -61,6 +83,7 @@ export class SseWriter {
     if (this.closed) return;
     const rest = this.#pending + last;
     this.#pending = '';
+    this.#tailKey = null;
     this.#closed = true;
     if (rest) this.#res.end(rest);
     else this.#res.end();
@@ -97,6 +120,7 @@ export class SseWriter {
     if (this.#pending && !this.closed) {
       const chunk = this.#pending;
       this.#pending = '';
+      this.#tailKey = null;
       this.#send(chunk);
     }
   }

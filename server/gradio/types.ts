@@ -49,6 +49,12 @@ export interface EndpointRequest<Identity = unknown> {
    */
   cancelSignal: AbortSignal;
   sessionHash: string;
+  /**
+   * The session the client named, where it differs from `sessionHash`: a curl call (`POST
+   * /call/{api}`) runs in a session of its own, and this is the body's `session_hash` (upstream
+   * keeps per-session State under it). Absent when the client named none.
+   */
+  clientSessionHash?: string;
   eventId: string;
   /**
    * Sends Gradio's `log` message (a toast in the UI, `status.log` in JS, a job update in Python).
@@ -166,6 +172,8 @@ export interface GradioPluginOptions<Identity = unknown> {
   isFileReferenced?: (path: string) => boolean | Promise<boolean>;
   /** Heartbeat streams held open per identity; more are ended after one period (default 8). */
   heartbeatsPerIdentity?: number;
+  /** Bytes of one call-API event (`GET /call/{api}/{id}`); past it the stream ends with a PAYLOAD_TOO_LARGE error event (default 8 MiB). */
+  callStreamMaxBytes?: number;
   /**
    * Username + password -> a credential `authenticate()` accepts as `Authorization: Bearer <token>`,
    * or null for wrong credentials (400, as Gradio). Enables `POST /login` (form-urlencoded or

@@ -70,6 +70,7 @@ export async function collect(submission: Submission, onMessage?: (m: WireMessag
   return { messages, types: messages.map((m) => m.metadata.type), final: messages.at(-1), status, errorMessage };
 }
 
+/** One /chat turn; no `conversationId` starts a new conversation ("new"), as our UI does, not the session's last. */
 export function chat(client: Client, text: string, conversationId: string | null = null, action: 'confirm' | 'deny' | null = null): Submission {
-  return client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId ?? '', action: action ?? '' });
+  return client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId ?? 'new', action: action ?? '' });
 }

@@ -35,6 +35,8 @@ export async function startTestServer(options: {
   roles?: Role[];
   config?: Config;
   env?: Record<string, string>;
+  /** With a TOOLS_FILE: wait (default) until every MCP server's first connect has ended, as the start no longer does. */
+  waitForTools?: boolean;
 }): Promise<TestServer> {
   const config = options.config ?? testConfig(options.env);
   const app = await buildApp({
@@ -44,5 +46,34 @@ export async function startTestServer(options: {
     databaseUrl: options.db.url,
   });
   await app.listen({ host: config.host, port: config.port });
-  return { app, url: localUrl(app), config, close: () => app.close() };
+  const url = localUrl(app);
+  if (config.tools.file && options.waitForTools !== false && (options.roles ?? ['api', 'gateway']).includes('gateway')) await toolsSettled(url);
+  return { app, url, config, close: () => app.close() };
+}
+
+/** Polls the tools status (as the demo admin) until no MCP server is still `connecting` (at most 30 s). */
+/** The admin's headers on `url` (the tools status route is the admin's); none when demo users are off. */
+async function adminHeaders(url: string): Promise<Record<string, string>> {
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'demo-password-1' }),
+  });
+  return login.ok ? { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` } : {};
+}
+
+/** `GET /api/agent/tools/servers` as the demo admin. */
+export async function toolServers(url: string): Promise<any> {
+  return (await fetch(`${url}/api/agent/tools/servers`, { headers: await adminHeaders(url) })).json();
+}
+
+async function toolsSettled(url: string): Promise<void> {
+  const headers = await adminHeaders(url);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${url}/api/agent/tools/servers`, { headers });
+    const body = res.ok ? ((await res.json()) as { servers: Array<{ status: string }> }) : { servers: [] };
+    if (!body.servers.some((s) => s.status === 'connecting')) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

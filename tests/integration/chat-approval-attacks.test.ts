@@ -41,7 +41,7 @@ const idOf = (m: WireMessage) => m.metadata.approval_id as string;
 
 /** Two deploys in one message: two cards in one paused batch. */
 async function twoDeploys(version: string) {
-  const pause = await collect(client.submit('/chat', { message: { text: `deploy checkout-api ${version} to staging; deploy payments-api ${version} to staging`, files: [] } }));
+  const pause = await collect(client.submit('/chat', { message: { text: `deploy checkout-api ${version} to staging; deploy payments-api ${version} to staging`, files: [] }, conversation_id: 'new' }));
   expect(cards(pause)).toHaveLength(2);
   return { conversationId: pause.final!.metadata.conversation_id, checkout: idOf(byService(pause, 'checkout-api')), payments: idOf(byService(pause, 'payments-api')) };
 }
@@ -85,7 +85,7 @@ describe('one decision, one action', () => {
   });
 
   it('a confirm never runs a different action than the one shown (the decision is bound to tool + arguments + user)', async () => {
-    const pause = await collect(client.submit('/chat', { message: { text: 'deploy checkout-api 9.0.5 to staging', files: [] } }));
+    const pause = await collect(client.submit('/chat', { message: { text: 'deploy checkout-api 9.0.5 to staging', files: [] }, conversation_id: 'new' }));
     const card = cards(pause)[0];
     const conversationId = pause.final!.metadata.conversation_id;
     // The card the user saw said production; the paused call says staging (a swapped interrupt).
@@ -105,7 +105,7 @@ describe('one decision, one action', () => {
     await db.pool.query('INSERT INTO users (username, password_hash, role) VALUES ($1, $2, $3)', ['demoted-lead', await hashPassword(DEMO_PASSWORD), 'admin']);
     const lead = await connectChat(server.url, await login(server.url, 'demoted-lead'));
     try {
-      const pause = await collect(lead.submit('/chat', { message: { text: 'deploy checkout-api 9.0.6 to staging', files: [] } }));
+      const pause = await collect(lead.submit('/chat', { message: { text: 'deploy checkout-api 9.0.6 to staging', files: [] }, conversation_id: 'new' }));
       const card = cards(pause)[0];
       await db.pool.query(`UPDATE users SET role = 'viewer' WHERE username = 'demoted-lead'`);
       const turn = await collect(lead.submit('/chat', { message: 'confirm', conversation_id: pause.final!.metadata.conversation_id, action: 'confirm', approval_id: idOf(card) }));

@@ -48,7 +48,7 @@ async function send(client: Client, base: string, text: string, files: Array<{ n
   expect(uploaded.error).toBeUndefined();
   const refs = (uploaded.files ?? []).map((path, i) => ({ path, orig_name: files[i].name, size: files[i].data.length, mime_type: files[i].type, meta: { _type: 'gradio.FileData' } }));
   const before = model.requests.length;
-  const turn = await collect(client.submit('/chat', { message: { text, files: refs } }));
+  const turn = await collect(client.submit('/chat', { message: { text, files: refs }, conversation_id: 'new' }));
   return { turn, request: model.requests.slice(before).find((r) => r.messages.at(-1)?.role === 'user') };
 }
 
@@ -102,7 +102,7 @@ describe('attachments reach the model', () => {
     const csv = 'service,errors,latency_ms\npayments-api,12,340\ncheckout-api,0,120\nsearch-api,3,95\n';
     const [path] = (await admin.upload_files(`${server.url}/api/agent/gradio`, [new File([csv], 'errors.csv', { type: 'text/csv' })])).files ?? [];
     const before = model.requests.length;
-    const turn = await collect(admin.submit('/chat', { text: 'summarize the attached file', files: [{ path, orig_name: 'errors.csv' }] }, [null, null]));
+    const turn = await collect(admin.submit('/chat', { text: 'summarize the attached file', files: [{ path, orig_name: 'errors.csv' }] }, ['new', null]));
     expect(turn.status).toBe('complete');
     const request = model.requests.slice(before)[0];
     expect(textParts(request)[1]).toContain('name="errors.csv" type=text/csv');

@@ -145,7 +145,7 @@ describe('/chat', () => {
     const blob = new Blob(['error budget report'], { type: 'text/plain' });
     const [stored] = (await admin.upload_files(`${server.url}/api/agent/gradio`, [new File([blob], 'report.txt')])).files ?? [];
     expect(stored).toBeTruthy();
-    const turn = await collect(admin.submit('/chat', { message: { text: 'hello', files: [{ path: stored, orig_name: 'report.txt' }] } }));
+    const turn = await collect(admin.submit('/chat', { message: { text: 'hello', files: [{ path: stored, orig_name: 'report.txt' }] }, conversation_id: 'new' }));
     expect(turn.status).toBe('complete');
     const id = turn.final!.metadata.conversation_id;
     const history = await (await fetch(`${server.url}/api/assistant/history?conversation_id=${id}`, { headers: { authorization: `Bearer ${await login(server.url, 'admin')}` } })).json();

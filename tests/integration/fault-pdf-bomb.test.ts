@@ -86,7 +86,7 @@ async function send(client: Client, url: string, text: string, files: Array<{ na
   const uploaded = await client.upload_files(`${url}/api/agent/gradio`, files.map((f) => new File([new Uint8Array(f.data)], f.name, { type: 'application/pdf' })));
   expect(uploaded.error).toBeUndefined();
   const refs = (uploaded.files ?? []).map((path, i) => ({ path, orig_name: files[i].name, size: files[i].data.length, mime_type: 'application/pdf', meta: { _type: 'gradio.FileData' } }));
-  return collect(client.submit('/chat', { message: { text, files: refs } }));
+  return collect(client.submit('/chat', { message: { text, files: refs }, conversation_id: 'new' }));
 }
 
 const attachments = (turn: Turn) => turn.messages.find((m) => m.metadata.type === 'attachments')?.metadata.files as Array<Record<string, unknown>> | undefined;

@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 
 const auth = () => ({ authorization: `Bearer ${token}` });
-const submit = (c: Client, text: string, requestId: string, conversationId = '') =>
+/** No `conversationId`: a new conversation ("new"), not the one this client session used last. */
+const submit = (c: Client, text: string, requestId: string, conversationId = 'new') =>
   c.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId, request_id: requestId });
 
 async function events(conversationId: string, query = ''): Promise<any> {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/nginx.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, toolServers } from '../helpers/server.ts';
 
 const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -45,7 +45,7 @@ function startEverything(): Promise<ChildProcess> {
 }
 
 async function serverStatus(name = 'everything'): Promise<Record<string, unknown>> {
-  const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+  const status = await toolServers(server.url);
   return status.servers.find((s: { name: string }) => s.name === name);
 }
 

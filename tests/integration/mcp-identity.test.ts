@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startRecordingMcp, type RecordingMcp } from '../helpers/recording-mcp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, toolServers } from '../helpers/server.ts';
 
 
 let db: TestDatabase;
@@ -85,7 +85,7 @@ afterAll(async () => {
 
 describe('identity to an HTTP MCP server', () => {
   it('a name colliding with a built-in tool marks the later server down with the reason', async () => {
-    const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+    const status = await toolServers(server.url);
     const check = status.servers.find((s: { name: string }) => s.name === 'check');
     expect(check).toMatchObject({ status: 'down', tools: 0, next_retry_at: null });
     expect(check.last_error).toBe('tool name check_health collides with a built-in tool');
@@ -93,7 +93,7 @@ describe('identity to an HTTP MCP server', () => {
   });
 
   it("a name colliding with an earlier server's tool marks the later server down, whichever connected first", async () => {
-    const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+    const status = await toolServers(server.url);
     expect(status.servers.find((s: { name: string }) => s.name === 'ident_who')).toMatchObject({
       status: 'down', tools: 0, last_error: 'tool name ident_who_am_i collides with the server "ident"', next_retry_at: null,
     });

@@ -25,7 +25,7 @@ import { z } from 'zod';
 import { cookieName } from '../../server/gradio/cookie-session.ts';
 import { chat, collect, connectChat, login, serviceToken, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, toolServers } from '../helpers/server.ts';
 import { startRecordingMcp, type RecordingMcp, type SeenRequest } from '../helpers/recording-mcp.ts';
 import { FUZZ_ROUTES } from './edge-fuzz-routes.ts';
 
@@ -115,7 +115,7 @@ describe('what the tool servers received', () => {
   });
 
   it('the retired service_header/user_header entry is down with the rule, never contacted, and the gateway started', async () => {
-    const status = await (await fetch(`${server.url}/api/agent/tools/servers`)).json();
+    const status = await toolServers(server.url);
     expect(status.servers.find((s: { name: string }) => s.name === 'legacy')).toEqual({
       name: 'legacy',
       transport: 'http',

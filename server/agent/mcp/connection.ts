@@ -10,7 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callHeaders, identityFetch, withCallHeaders, type McpTokenMinter } from './identity.ts';
+import { forgetChild, trackChild } from './children.ts';
 import type { McpCallResult } from './result.ts';
+import { tooDeepSchema } from './schema-depth.ts';
 import type { McpServerConfig } from './tools-file.ts';
 
 export type ServerHealth = 'connecting' | 'up' | 'down';
@@ -38,6 +40,8 @@ export class McpConnection {
   lastError: string | null = null;
   nextRetryAt: Date | null = null;
   #client: Client | null = null;
+  /** The client of a connect attempt still under way: closed by `close()` (a hung server never ends it). */
+  #pending: Client | null = null;
   #attempt = 0;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
@@ -54,7 +58,11 @@ export class McpConnection {
     if (c.transport === 'stdio') {
       // The child gets PATH and HOME (the SDK's safe default set) plus the file's env; its stderr is
       // discarded so a chatty server cannot fill our logs with what may be secrets.
-      return new StdioClientTransport({ command: c.command, args: c.args, env: c.env ? { ...inheritedEnv(), ...c.env } : undefined, cwd: c.cwd, stderr: 'ignore' });
+      const transport = new StdioClientTransport({ command: c.command, args: c.args, env: c.env ? { ...inheritedEnv(), ...c.env } : undefined, cwd: c.cwd, stderr: 'ignore' });
+      trackChild(transport);
+      const close = transport.close.bind(transport);
+      transport.close = () => close().finally(() => forgetChild(transport));
+      return transport;
     }
     return new StreamableHTTPClientTransport(new URL(c.url), {
       fetch: identityFetch({ staticHeaders: c.headers }),
@@ -70,6 +78,7 @@ export class McpConnection {
     // to "connecting" on every attempt. Only the first attempt reports "connecting".
     if (this.health !== 'down') this.health = 'connecting';
     const client = new Client({ name: 'airlock-gateway', version: '1.0.0' });
+    this.#pending = client;
     try {
       await client.connect(this.#transport(), { timeout: this.deps.timeoutMs });
       const tools: Tool[] = [];
@@ -79,6 +88,9 @@ export class McpConnection {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor);
+      // Refused before anything walks it recursively (a 3,000-deep schema overflowed the stack).
+      const tooDeep = tooDeepSchema(tools);
+      if (tooDeep) throw new Error(tooDeep);
       if (this.#closed) return void (await client.close().catch(() => {}));
       client.onclose = () => this.#lost(client, 'the connection closed');
       // A broken stream surfaces as an error, not a close: ping to tell a hiccup from a dead server.
@@ -91,10 +103,18 @@ export class McpConnection {
       this.#attempt = 0;
     } catch (error) {
       await client.close().catch(() => {});
+      if (this.#closed) return;
       this.markDown(`connect failed: ${errorText(error)}`);
       return;
+    } finally {
+      if (this.#pending === client) this.#pending = null;
     }
-    this.deps.onChange();
+    // Connects run in the background: a throw here would be an unhandled rejection.
+    try {
+      this.deps.onChange();
+    } catch (error) {
+      this.markDown(`its tools could not be registered: ${errorText(error)}`);
+    }
   }
 
   async #probe(client: Client): Promise<void> {
@@ -154,8 +174,10 @@ export class McpConnection {
     this.#closed = true;
     this.#clearTimer();
     const client = this.#client;
+    const pending = this.#pending;
     this.#client = null;
-    await client?.close().catch(() => {});
+    this.#pending = null;
+    await Promise.all([client?.close().catch(() => {}), pending?.close().catch(() => {})]);
   }
 
   #clearTimer(): void {

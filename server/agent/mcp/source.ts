@@ -72,13 +72,25 @@ export class McpToolSource {
     this.#reserved = new Set(options.reservedNames);
   }
 
-  /** Loads the file and connects to every server; waits at most `waitMs` for the first attempts. */
-  async start(waitMs = 10_000): Promise<void> {
+  /** The first connect attempt of every server, settled (tests and logs wait on it; the start never does). */
+  #firstAttempts: Promise<void> = Promise.resolve();
+
+  /**
+   * Loads the file and starts connecting to every server in the background: the start never waits
+   * on a tool server (a hung one held the gateway past Fastify's plugin timeout, issue 30). A
+   * server is `connecting` until its first attempt ends; its tools appear when it is up.
+   */
+  async start(): Promise<void> {
     if (!this.options.file) return;
     this.#load(await loadToolsFile(this.options.file));
-    const first = Promise.all(this.#connections.map((c) => c.connect()));
+    this.#firstAttempts = Promise.allSettled(this.#connections.map((c) => c.connect())).then(() => undefined);
+  }
+
+  /** Resolves when every server's first connect attempt has ended (up or down), or after `waitMs`. */
+  async settled(waitMs = Infinity): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([first, new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+    const cap = Number.isFinite(waitMs) ? new Promise<void>((r) => (timer = setTimeout(r, waitMs))) : new Promise<void>(() => {});
+    await Promise.race([this.#firstAttempts, cap]);
     clearTimeout(timer);
   }
 

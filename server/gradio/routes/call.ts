@@ -2,7 +2,9 @@
  * The curl call API (upstream `simple_predict_post` / `simple_predict_get`): `POST
  * /gradio_api/call/{api}` (and `/call/v2/{api}`) queues an event and answers `{event_id}`; `GET
  * /gradio_api/call/{api}/{event_id}` streams it as named SSE events. Each call runs in a session of
- * its own; with `identityKey`, only the identity that made the call may read it (404 otherwise).
+ * its own (the body's `session_hash`, upstream's session, reaches the handler as
+ * `clientSessionHash`); with `identityKey`, only the identity that made the call may read it (404
+ * otherwise).
  * Dropping the GET stream aborts the event, as it does for `/queue/data`. The call's record lives
  * on the session bus, so with several replicas the GET may land on another replica than the POST.
  * @module
@@ -17,6 +19,12 @@ import { RequestRejectedError } from '../errors.ts';
 import { sessionKey } from '../ownership.ts';
 import { isRejection, normalizeInputs } from '../validate.ts';
 import { onResponseClose, openStream } from './queue.ts';
+
+/** The body's `session_hash` (upstream's SimplePredictBody), when it is a usable one. */
+function bodySessionHash(body: unknown): string | undefined {
+  const hash = body !== null && typeof body === 'object' ? (body as { session_hash?: unknown }).session_hash : undefined;
+  return typeof hash === 'string' && hash.length > 0 && hash.length <= 256 ? hash : undefined;
+}
 
 /** Registers the call routes. */
 export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): void {
@@ -36,7 +44,18 @@ export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): vo
     const owner = ownerOf(request, ctx.options.identityKey);
     // Never the caller's own session_hash: the GET would take over that session's /queue/data stream.
     const sessionHash = `call_${randomUUID().replaceAll('-', '')}`;
-    const eventId = await ctx.queue.join({ fnIndex: index, sessionHash, data, eventData: null, identity: identityOf(request), owner, headers: request.headers });
+    // Its session_hash still names the client's session for the handler (upstream's State key).
+    const clientSessionHash = v2 ? undefined : bodySessionHash(request.body);
+    const eventId = await ctx.queue.join({
+      fnIndex: index,
+      sessionHash,
+      ...(clientSessionHash ? { clientSessionHash } : {}),
+      data,
+      eventData: null,
+      identity: identityOf(request),
+      owner,
+      headers: request.headers,
+    });
     // Unread past the orphan timeout, the event was aborted: the record expires with it.
     await ctx.queue.bus.putCall(eventId, { apiName: endpoint.apiName, sessionHash, owner }, (ctx.options.orphanTimeoutMs ?? 60_000) + 1_000);
     return { event_id: eventId };
@@ -48,7 +67,7 @@ export function registerCallRoutes(app: FastifyInstance, ctx: GradioContext): vo
     // One reader, as upstream (its messages are consumed). Another identity's event reads as unknown.
     const sessionHash = await ctx.queue.bus.takeCall(eventId, apiName, owner);
     if (sessionHash === null) throw new RequestRejectedError(404, 'Event not found.');
-    const writer = openStream(reply, (res) => new CallStreamWriter(res));
+    const writer = openStream(reply, (res) => new CallStreamWriter(res, { maxBytes: ctx.options.callStreamMaxBytes }));
     await ctx.streams.attachSession(sessionKey(sessionHash, owner), writer, undefined, onResponseClose(reply));
   };
 

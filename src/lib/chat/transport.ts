@@ -94,7 +94,8 @@ export const connectGradio: ConnectTransport = async (token) => {
         if (cancelled) return;
         submission = client.submit('/chat', {
           message: { text: input.text, files: input.files },
-          conversation_id: input.conversationId,
+          // "new": a new conversation, not the one this Gradio session used last (issue 24 item 2).
+          conversation_id: input.conversationId ?? 'new',
           action: input.action,
           approval_id: input.approvalId ?? null,
         });

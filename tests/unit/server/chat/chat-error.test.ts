@@ -56,6 +56,18 @@ describe('guardChatErrors', () => {
     expect(thrown).toMatchObject({ title: 'CONVERSATION_BUSY', message: 'CONVERSATION_BUSY: Busy.', status: 409 });
   });
 
+  it("a step's error (a refused tool, naming its tool_call_id) does not fail the turn: it completes with the explanation (issue 24 item 2)", async () => {
+    const refused = { role: 'assistant', content: '', metadata: { type: 'error', code: 'FORBIDDEN', detail: 'No.', retryable: false, tool_call_id: 't1' } };
+    const explained = { role: 'assistant', content: 'You may not deploy.', metadata: { type: 'stream_token', token: 'You may not deploy.' } };
+    const guarded = guardChatErrors(async function* () {
+      yield [refused];
+      yield [explained];
+    }, log());
+    const out: unknown[] = [];
+    for await (const v of guarded(request()) as AsyncIterable<unknown[]>) out.push(v);
+    expect(out).toEqual([[refused], [explained]]);
+  });
+
   it('a cancelled run rethrows as is (the server already ended the event)', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -39,9 +39,9 @@ describe('ChatProjection', () => {
     ['tool.result done', committed('tool.result', { tool_call_id: 't1', tool: 'x', status: 'done', output: { ok: 1 }, duration_ms: 7 }), [{ type: 'tool_end', tool: 'x', output: { ok: 1 }, tool_call_id: 't1', duration_ms: 7 }]],
     ['tool.result error', committed('tool.result', { tool_call_id: 't1', tool: 'x', status: 'error', error: 'boom', code: 'TOOL_FAILURE' }), [{ type: 'tool_error', tool: 'x', error: 'boom', tool_call_id: 't1', code: 'TOOL_FAILURE' }]],
     [
-      'tool.result FORBIDDEN also says error',
+      'tool.result FORBIDDEN also says error, as the step of its tool_call_id',
       committed('tool.result', { tool_call_id: 't1', tool: 'x', status: 'error', error: 'no', code: 'FORBIDDEN' }),
-      [{ type: 'tool_error', tool: 'x', error: 'no', tool_call_id: 't1', code: 'FORBIDDEN' }, { type: 'error', code: 'FORBIDDEN', detail: 'no', retryable: false }],
+      [{ type: 'tool_error', tool: 'x', error: 'no', tool_call_id: 't1', code: 'FORBIDDEN' }, { type: 'error', code: 'FORBIDDEN', detail: 'no', retryable: false, tool_call_id: 't1' }],
     ],
     ['approval.resolved', committed('approval.resolved', { approval_id: 'a1', result: 'denied' }), [{ type: 'confirm_resolved', result: 'denied', approval_id: 'a1' }]],
     ['run.finished done', committed('run.finished', { status: 'done', turns: 1, duration_ms: 1, stop_reason: 'end_turn', error_code: null }), []],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatInputError, normalizeChatInput } from '../../../../server/chat/input.ts';
+import { asksNewConversation, ChatInputError, normalizeChatInput } from '../../../../server/chat/input.ts';
 
 const ID = '0b6f2c1e-8a6e-4f4e-9d1c-2a3b4c5d6e7f';
 
@@ -46,5 +46,19 @@ describe('normalizeChatInput', () => {
   it.each(bad)('rejects %s', (_name, data, eventData, message) => {
     expect(() => normalizeChatInput(data, eventData)).toThrow(ChatInputError);
     expect(() => normalizeChatInput(data, eventData)).toThrow(message);
+  });
+});
+
+describe('conversation_id "new" (issue 24 item 2: a new conversation within a Gradio session)', () => {
+  it('is no conversation id, and says so in the data slot or event_data', () => {
+    expect(normalizeChatInput([{ text: 'hi', files: [] }, 'new'], null).conversationId).toBeNull();
+    expect(asksNewConversation([{ text: 'hi', files: [] }, 'new'], null)).toBe(true);
+    expect(asksNewConversation([{ text: 'hi', files: [] }, null], ['new', null])).toBe(true);
+    expect(asksNewConversation([{ text: 'hi', files: [] }, null], null)).toBe(false);
+    expect(asksNewConversation([{ text: 'hi', files: [] }, ''], [null, null])).toBe(false);
+  });
+
+  it('any other non-UUID is still refused, naming "new"', () => {
+    expect(() => normalizeChatInput([{ text: 'hi', files: [] }, 'New'], null)).toThrow(/conversation_id.*"new"/);
   });
 });

@@ -28,7 +28,7 @@ describe('buildConfig', () => {
 
   it('carries the fields the clients read', () => {
     expect(config).toMatchObject({
-      protocol: 'sse_v3', api_prefix: '/gradio_api', root: 'https://h/api/agent/gradio', version: '5.49.1',
+      protocol: 'sse_v3', api_prefix: '/gradio_api', root: 'https://h/api/agent/gradio', version: '6.25.0',
       enable_queue: true, connect_heartbeat: false, run_history: false, max_file_size: 1000, title: 'Airlock', app_id: 7,
     });
     expect(Number(config.version.split('.')[0])).toBeGreaterThanOrEqual(4); // Python needs > 4.29.0 for /cancel

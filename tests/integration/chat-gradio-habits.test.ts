@@ -1,0 +1,137 @@
+/**
+ * Issue 24 item 2, Gradio ChatInterface habits with the real clients against the real app and
+ * PostgreSQL: one Gradio session (`session_hash`) calling /chat without `conversation_id`
+ *   continues one conversation, as gr.ChatInterface keeps history in per-session State: Python `gradio_client`
+ *   (its request sequence replayed: it cannot be installed here), @gradio/client 2.7.0 and curl
+ *   following Gradio's guide (`POST /call/chat` with a `session_hash`). `conversation_id` still
+ *   wins, `"new"` starts a new one, and the key is (user, session_hash).
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { readRawStream } from './gradio-server.ts';
+
+const run = promisify(execFile);
+const sh = async (line: string) => (await run('bash', ['-O', 'lastpipe', '-c', line], { timeout: 30_000 })).stdout;
+
+let db: TestDatabase;
+let server: TestServer;
+let base: string;
+let adminToken: string;
+let operatorToken: string;
+let chatIndex: number;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  server = await startTestServer({ db });
+  base = `${server.url}/api/agent/gradio`;
+  adminToken = await login(server.url, 'admin');
+  operatorToken = await login(server.url, 'operator');
+  const config = await (await fetch(`${base}/config`, { headers: { authorization: `Bearer ${adminToken}` } })).json();
+  chatIndex = config.dependencies.find((d: { api_name: string }) => d.api_name === 'chat').id;
+});
+afterAll(async () => {
+  await server?.close();
+  await db?.drop();
+});
+
+const conversationOf = (message: WireMessage | undefined) => message?.metadata.conversation_id;
+
+/**
+ * What Python's `client.predict(message={...}, api_name="/chat")` sends (gradio_client 2.6.0): the
+ * join with every parameter (defaults filled in from /info), `fn_index` and the Client's one
+ * session_hash, then the session's stream. Returns the completion's ChatMessage.
+ */
+async function pythonPredict(token: string, sessionHash: string, data: unknown[]): Promise<{ success: boolean; message: WireMessage; frame: any }> {
+  const headers = { authorization: `Bearer ${token}`, 'user-agent': 'python-httpx/0.28.1', 'x-gradio-user': 'api' };
+  const join = await fetch(`${base}/gradio_api/queue/join`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ data, fn_index: chatIndex, session_hash: sessionHash }),
+  });
+  expect(join.status).toBe(200);
+  const { event_id: eventId } = await join.json();
+  const stream = await fetch(`${base}/gradio_api/queue/data?session_hash=${sessionHash}`, { headers });
+  const { frames } = await readRawStream(stream, (f) => f.some((x) => x.msg === 'process_completed' && x.event_id === eventId));
+  const done = frames.find((x) => x.msg === 'process_completed' && x.event_id === eventId);
+  return { success: done.success, message: done.output?.data?.[0], frame: done };
+}
+
+/** Python fills every parameter: message, conversation_id, action, text, files, request_id, approval_id. */
+const pyData = (text: string, conversationId: string | null = null) => [{ text, files: [] }, conversationId, null, null, null, null, null];
+
+describe('one Gradio session, one conversation (gr.ChatInterface habit)', () => {
+  it('Python: two predict() calls on one Client continue one conversation; another Client starts its own', async () => {
+    const first = await pythonPredict(adminToken, 'py-session-1', pyData('hello'));
+    const second = await pythonPredict(adminToken, 'py-session-1', pyData('what did I just say?'));
+    expect(first.success).toBe(true);
+    expect(second.success).toBe(true);
+    expect(conversationOf(second.message)).toBe(conversationOf(first.message));
+    const other = await pythonPredict(adminToken, 'py-session-2', pyData('hello'));
+    expect(conversationOf(other.message)).not.toBe(conversationOf(first.message));
+    // The conversation holds both turns, in order.
+    const { rows } = await db.pool.query(`SELECT role, content FROM messages WHERE conversation_id = $1 AND role = 'user' ORDER BY seq`, [conversationOf(first.message)]);
+    expect(rows.map((r) => r.content)).toEqual(['hello', 'what did I just say?']);
+  });
+
+  it('Python: conversation_id still wins, and the session then continues that one; "new" starts a new one', async () => {
+    const a = await pythonPredict(adminToken, 'py-session-3', pyData('hello'));
+    const b = await pythonPredict(adminToken, 'py-session-4', pyData('hello'));
+    const named = await pythonPredict(adminToken, 'py-session-3', pyData('and now?', conversationOf(b.message)!));
+    expect(conversationOf(named.message)).toBe(conversationOf(b.message));
+    const next = await pythonPredict(adminToken, 'py-session-3', pyData('still there?'));
+    expect(conversationOf(next.message)).toBe(conversationOf(b.message));
+    const fresh = await pythonPredict(adminToken, 'py-session-3', pyData('hello', 'new'));
+    expect([conversationOf(a.message), conversationOf(b.message)]).not.toContain(conversationOf(fresh.message));
+    const after = await pythonPredict(adminToken, 'py-session-3', pyData('again'));
+    expect(conversationOf(after.message)).toBe(conversationOf(fresh.message));
+  });
+
+  it("the key is (user, session_hash): another user's call with the same session_hash never continues this user's conversation", async () => {
+    const mine = await pythonPredict(adminToken, 'py-shared-hash', pyData('hello'));
+    const theirs = await pythonPredict(operatorToken, 'py-shared-hash', pyData('hello'));
+    expect(theirs.success).toBe(true);
+    expect(conversationOf(theirs.message)).not.toBe(conversationOf(mine.message));
+    const mineAgain = await pythonPredict(adminToken, 'py-shared-hash', pyData('hello again'));
+    expect(conversationOf(mineAgain.message)).toBe(conversationOf(mine.message));
+  });
+
+  it('@gradio/client: two predict() calls on one Client continue one conversation; a new Client and "new" start new ones', async () => {
+    const client = await connectChat(server.url, adminToken);
+    const first = (await client.predict('/chat', { message: { text: 'hello', files: [] } })).data as WireMessage[];
+    const second = (await client.predict('/chat', { message: { text: 'hello again', files: [] } })).data as WireMessage[];
+    expect(conversationOf(second[0])).toBe(conversationOf(first[0]));
+    // What our UI sends for a new conversation (src/lib/chat/transport.ts): "new".
+    const fresh = await collect(client.submit('/chat', { message: { text: 'hello', files: [] }, conversation_id: 'new', action: null, approval_id: null }));
+    expect(fresh.status).toBe('complete');
+    expect(conversationOf(fresh.final)).not.toBe(conversationOf(first[0]));
+    client.close();
+    const another = await connectChat(server.url, adminToken);
+    const third = (await another.predict('/chat', { message: { text: 'hello', files: [] } })).data as WireMessage[];
+    expect([conversationOf(first[0]), conversationOf(fresh.final)]).not.toContain(conversationOf(third[0]));
+    another.close();
+  });
+
+  it("curl per Gradio's guide: two calls sharing a session_hash continue one conversation; calls without one start their own", async () => {
+    const auth = `-H "Authorization: Bearer ${adminToken}"`;
+    const call = (body: string) =>
+      sh(`curl -s -X POST ${base}/gradio_api/call/chat -s -H "Content-Type: application/json" ${auth} -d '${body}' | awk -F'"' '{ print $4}' | read EVENT_ID; curl -s -N ${auth} ${base}/gradio_api/call/chat/$EVENT_ID`);
+    const last = (out: string) => {
+      const lines = out.split('\n');
+      const at = lines.lastIndexOf('event: complete');
+      expect(at).toBeGreaterThanOrEqual(0);
+      return JSON.parse(lines[at + 1].slice('data: '.length))[0] as WireMessage;
+    };
+    const body = (text: string, session?: string) => JSON.stringify({ data: [{ text, files: [] }], ...(session ? { session_hash: session } : {}) });
+    const first = last(await call(body('hello', 'curl-session-1')));
+    const second = last(await call(body('hello again', 'curl-session-1')));
+    expect(conversationOf(second)).toBe(conversationOf(first));
+    const a = last(await call(body('hello')));
+    const b = last(await call(body('hello')));
+    expect(conversationOf(a)).not.toBe(conversationOf(b));
+    expect([conversationOf(a), conversationOf(b)]).not.toContain(conversationOf(first));
+  });
+});
