@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { chatFnIndex, pyData, pythonPredict } from '../helpers/python-predict.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { readRawStream } from './gradio-server.ts';
 
 const run = promisify(execFile);
 const sh = async (line: string) => (await run('bash', ['-O', 'lastpipe', '-c', line], { timeout: 30_000 })).stdout;
@@ -30,8 +30,7 @@ beforeAll(async () => {
   base = `${server.url}/api/agent/gradio`;
   adminToken = await login(server.url, 'admin');
   operatorToken = await login(server.url, 'operator');
-  const config = await (await fetch(`${base}/config`, { headers: { authorization: `Bearer ${adminToken}` } })).json();
-  chatIndex = config.dependencies.find((d: { api_name: string }) => d.api_name === 'chat').id;
+  chatIndex = await chatFnIndex(base, adminToken);
 });
 afterAll(async () => {
   await server?.close();
@@ -40,37 +39,14 @@ afterAll(async () => {
 
 const conversationOf = (message: WireMessage | undefined) => message?.metadata.conversation_id;
 
-/**
- * What Python's `client.predict(message={...}, api_name="/chat")` sends (gradio_client 2.6.0): the
- * join with every parameter (defaults filled in from /info), `fn_index` and the Client's one
- * session_hash, then the session's stream. Returns the completion's ChatMessage.
- */
-async function pythonPredict(token: string, sessionHash: string, data: unknown[]): Promise<{ success: boolean; message: WireMessage; frame: any }> {
-  const headers = { authorization: `Bearer ${token}`, 'user-agent': 'python-httpx/0.28.1', 'x-gradio-user': 'api' };
-  const join = await fetch(`${base}/gradio_api/queue/join`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ data, fn_index: chatIndex, session_hash: sessionHash }),
-  });
-  expect(join.status).toBe(200);
-  const { event_id: eventId } = await join.json();
-  const stream = await fetch(`${base}/gradio_api/queue/data?session_hash=${sessionHash}`, { headers });
-  const { frames } = await readRawStream(stream, (f) => f.some((x) => x.msg === 'process_completed' && x.event_id === eventId));
-  const done = frames.find((x) => x.msg === 'process_completed' && x.event_id === eventId);
-  return { success: done.success, message: done.output?.data?.[0], frame: done };
-}
-
-/** Python fills every parameter: message, conversation_id, action, text, files, request_id, approval_id. */
-const pyData = (text: string, conversationId: string | null = null) => [{ text, files: [] }, conversationId, null, null, null, null, null];
-
 describe('one Gradio session, one conversation (gr.ChatInterface habit)', () => {
   it('Python: two predict() calls on one Client continue one conversation; another Client starts its own', async () => {
-    const first = await pythonPredict(adminToken, 'py-session-1', pyData('hello'));
-    const second = await pythonPredict(adminToken, 'py-session-1', pyData('what did I just say?'));
+    const first = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-1', pyData('hello'));
+    const second = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-1', pyData('what did I just say?'));
     expect(first.success).toBe(true);
     expect(second.success).toBe(true);
     expect(conversationOf(second.message)).toBe(conversationOf(first.message));
-    const other = await pythonPredict(adminToken, 'py-session-2', pyData('hello'));
+    const other = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-2', pyData('hello'));
     expect(conversationOf(other.message)).not.toBe(conversationOf(first.message));
     // The conversation holds both turns, in order.
     const { rows } = await db.pool.query(`SELECT role, content FROM messages WHERE conversation_id = $1 AND role = 'user' ORDER BY seq`, [conversationOf(first.message)]);
@@ -78,24 +54,24 @@ describe('one Gradio session, one conversation (gr.ChatInterface habit)', () => 
   });
 
   it('Python: conversation_id still wins, and the session then continues that one; "new" starts a new one', async () => {
-    const a = await pythonPredict(adminToken, 'py-session-3', pyData('hello'));
-    const b = await pythonPredict(adminToken, 'py-session-4', pyData('hello'));
-    const named = await pythonPredict(adminToken, 'py-session-3', pyData('and now?', conversationOf(b.message)!));
+    const a = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-3', pyData('hello'));
+    const b = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-4', pyData('hello'));
+    const named = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-3', pyData('and now?', conversationOf(b.message)!));
     expect(conversationOf(named.message)).toBe(conversationOf(b.message));
-    const next = await pythonPredict(adminToken, 'py-session-3', pyData('still there?'));
+    const next = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-3', pyData('still there?'));
     expect(conversationOf(next.message)).toBe(conversationOf(b.message));
-    const fresh = await pythonPredict(adminToken, 'py-session-3', pyData('hello', 'new'));
+    const fresh = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-3', pyData('hello', 'new'));
     expect([conversationOf(a.message), conversationOf(b.message)]).not.toContain(conversationOf(fresh.message));
-    const after = await pythonPredict(adminToken, 'py-session-3', pyData('again'));
+    const after = await pythonPredict({ base, chatIndex }, adminToken, 'py-session-3', pyData('again'));
     expect(conversationOf(after.message)).toBe(conversationOf(fresh.message));
   });
 
   it("the key is (user, session_hash): another user's call with the same session_hash never continues this user's conversation", async () => {
-    const mine = await pythonPredict(adminToken, 'py-shared-hash', pyData('hello'));
-    const theirs = await pythonPredict(operatorToken, 'py-shared-hash', pyData('hello'));
+    const mine = await pythonPredict({ base, chatIndex }, adminToken, 'py-shared-hash', pyData('hello'));
+    const theirs = await pythonPredict({ base, chatIndex }, operatorToken, 'py-shared-hash', pyData('hello'));
     expect(theirs.success).toBe(true);
     expect(conversationOf(theirs.message)).not.toBe(conversationOf(mine.message));
-    const mineAgain = await pythonPredict(adminToken, 'py-shared-hash', pyData('hello again'));
+    const mineAgain = await pythonPredict({ base, chatIndex }, adminToken, 'py-shared-hash', pyData('hello again'));
     expect(conversationOf(mineAgain.message)).toBe(conversationOf(mine.message));
   });
 

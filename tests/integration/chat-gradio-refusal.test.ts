@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { chatFnIndex, pyData, pythonPredict } from '../helpers/python-predict.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { readRawStream } from './gradio-server.ts';
 
 const run = promisify(execFile);
 const sh = async (line: string) => (await run('bash', ['-O', 'lastpipe', '-c', line], { timeout: 30_000 })).stdout;
@@ -25,41 +25,17 @@ beforeAll(async () => {
   server = await startTestServer({ db });
   base = `${server.url}/api/agent/gradio`;
   adminToken = await login(server.url, 'admin');
-  const config = await (await fetch(`${base}/config`, { headers: { authorization: `Bearer ${adminToken}` } })).json();
-  chatIndex = config.dependencies.find((d: { api_name: string }) => d.api_name === 'chat').id;
+  chatIndex = await chatFnIndex(base, adminToken);
 });
 afterAll(async () => {
   await server?.close();
   await db?.drop();
 });
 
-/**
- * What Python's `client.predict(message={...}, api_name="/chat")` sends (gradio_client 2.6.0): the
- * join with every parameter (defaults filled in from /info), `fn_index` and the Client's one
- * session_hash, then the session's stream. Returns the completion's ChatMessage.
- */
-async function pythonPredict(token: string, sessionHash: string, data: unknown[]): Promise<{ success: boolean; message: WireMessage; frame: any }> {
-  const headers = { authorization: `Bearer ${token}`, 'user-agent': 'python-httpx/0.28.1', 'x-gradio-user': 'api' };
-  const join = await fetch(`${base}/gradio_api/queue/join`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ data, fn_index: chatIndex, session_hash: sessionHash }),
-  });
-  expect(join.status).toBe(200);
-  const { event_id: eventId } = await join.json();
-  const stream = await fetch(`${base}/gradio_api/queue/data?session_hash=${sessionHash}`, { headers });
-  const { frames } = await readRawStream(stream, (f) => f.some((x) => x.msg === 'process_completed' && x.event_id === eventId));
-  const done = frames.find((x) => x.msg === 'process_completed' && x.event_id === eventId);
-  return { success: done.success, message: done.output?.data?.[0], frame: done };
-}
-
-/** Python fills every parameter: message, conversation_id, action, text, files, request_id, approval_id. */
-const pyData = (text: string) => [{ text, files: [] }, null, null, null, null, null, null];
-
 describe('a refused tool completes the turn', () => {
   it("Python: a viewer's refused deploy returns the agent's explanation, not a FORBIDDEN error", async () => {
     const viewerToken = await login(server.url, 'viewer');
-    const turn = await pythonPredict(viewerToken, 'py-viewer-1', pyData('deploy checkout-api 3.0.0 to production'));
+    const turn = await pythonPredict({ base, chatIndex }, viewerToken, 'py-viewer-1', pyData('deploy checkout-api 3.0.0 to production'));
     expect(turn.success).toBe(true);
     expect(turn.frame.title).toBeUndefined();
     expect(turn.message.content.length).toBeGreaterThan(0);
