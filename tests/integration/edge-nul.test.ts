@@ -7,18 +7,18 @@
  *   or in a metadata key, a cursor whose offset is `+15:99`, Gradio `/login` with NUL in the
  *   username, and NUL in `request_id` on /chat and v1. Client input with NUL stays refused.
  */
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@gradio/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOfflineModelServer } from '../../server/agent/offline-model/server.ts';
 import { encodeCursor } from '../../server/api/cursor.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
+import { startRecordingMcp, type RecordingMcp } from '../helpers/recording-mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { v1 } from './headless-support.ts';
 
@@ -29,52 +29,39 @@ const NUL_ANSWER = ['Before', ' the\u0000NUL', ' and after.'];
 let db: TestDatabase;
 let server: TestServer;
 let offline: Awaited<ReturnType<typeof startOfflineModelServer>>;
-let model: Server;
-let mcpHttp: Server;
+let model: ModelProxy;
+let mcpHttp: RecordingMcp;
 let dir: string;
 let admin: string;
 let client: Client;
 
-const listen = (s: Server) => new Promise<string>((r) => s.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(s.address() as { port: number }).port}`)));
-const close = (s: Server | undefined) => new Promise<void>((r) => (s ? (s.closeAllConnections(), s.close(() => r())) : r()));
 
 /** An OpenAI-compatible model: streams NUL_ANSWER when asked to, else forwards to the offline model. */
 async function startModel(target: string): Promise<string> {
-  model = createServer(async (req, res) => {
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
-    const body = raw ? JSON.parse(raw) : {};
+  model = await startModelProxy(target, (req, res, raw) => {
+    const body = raw.length ? JSON.parse(raw.toString()) : {};
     const lastUser = [...(body.messages ?? [])].reverse().find((m: { role: string }) => m.role === 'user');
-    if (req.url?.endsWith('/chat/completions') && body.stream && String(lastUser?.content ?? '').includes(NUL_TRIGGER)) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (delta: object, finish: string | null) =>
-        `data: ${JSON.stringify({ id: 'nul-1', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      NUL_ANSWER.forEach((text, i) => res.write(chunk(i === 0 ? { role: 'assistant', content: text } : { content: text }, null)));
-      return void res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
-    }
-    const upstream = await fetch(`${target}${req.url!.replace(/^\/v1/, '')}`, { method: req.method, headers: { 'content-type': 'application/json' }, body: raw || undefined });
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-    for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-    res.end();
+    if (!(req.url?.endsWith('/chat/completions') && body.stream && String(lastUser?.content ?? '').includes(NUL_TRIGGER))) return false;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = (delta: object, finish: string | null) =>
+      `data: ${JSON.stringify({ id: 'nul-1', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    NUL_ANSWER.forEach((text, i) => res.write(chunk(i === 0 ? { role: 'assistant', content: text } : { content: text }, null)));
+    res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+    return true;
   });
-  return `${await listen(model)}/v1`;
+  return model.url;
 }
 
 /** An HTTP MCP server whose tool answers with a NUL in its text. */
 async function startMcp(): Promise<string> {
-  mcpHttp = createServer(async (req, res) => {
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
+  mcpHttp = await startRecordingMcp(() => {
     const mcp = new McpServer({ name: 'ident', version: '1.0.0' });
     mcp.registerTool('whoami', { description: 'Tell who is calling this identity service.', annotations: { readOnlyHint: true } }, async () => ({
       content: [{ type: 'text', text: 'ident says: nul\u0000here' }],
     }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
+    return mcp;
   });
-  return `${await listen(mcpHttp)}/mcp`;
+  return `${mcpHttp.url}/mcp`;
 }
 
 beforeAll(async () => {
@@ -92,8 +79,8 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await server?.close();
-  await close(model);
-  await close(mcpHttp);
+  await model?.close();
+  await mcpHttp?.close();
   await offline?.close();
   await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });

@@ -4,14 +4,13 @@
  * controls, the real @gradio/client, the real server/main.ts for the shutdown.
  */
 import type { Client } from '@gradio/client';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOfflineModelServer } from '../../server/agent/offline-model/server.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';
 import { startMain } from '../helpers/main-process.ts';
+import { startModelProxy } from '../helpers/model-proxy.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 type Mode = 'up' | 'down' | 'slow' | 'garbage';
@@ -30,30 +29,16 @@ afterAll(async () => {
 /** An OpenAI-compatible endpoint that forwards to the offline model, or fails the way `mode` says. */
 async function startFlappingModel(target: string) {
   let mode: Mode = 'up';
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (mode === 'down') return void req.socket.destroy(); // connection reset, as a dead host
-    if (mode === 'slow') return; // never answers: the client's timeout must end it
+  const proxy = await startModelProxy(target, (req, res) => {
+    if (mode === 'down') return req.socket.destroy(), true; // connection reset, as a dead host
+    if (mode === 'slow') return true; // never answers: the client's timeout must end it
     if (mode === 'garbage') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return void res.end('data: {not json at all\n\ndata: [DONE]\n\n');
+      return res.end('data: {not json at all\n\ndata: [DONE]\n\n'), true;
     }
-    const upstream = await fetch(`${target}${req.url!.replace(/^\/v1/, '')}`, {
-      method: req.method,
-      headers: { 'content-type': 'application/json' },
-      body: chunks.length ? Buffer.concat(chunks) : undefined,
-    });
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-    for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-    res.end();
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    set: (next: Mode) => void (mode = next),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
+  return { ...proxy, set: (next: Mode) => void (mode = next) };
 }
 
 describe('the model endpoint flapping', () => {

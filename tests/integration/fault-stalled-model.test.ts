@@ -7,13 +7,13 @@
  * in process, real PostgreSQL; everything but a stalled /chat/completions goes to the offline model.
  */
 import type { Client } from '@gradio/client';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOfflineModelServer } from '../../server/agent/offline-model/server.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';
+import { startModelProxy } from '../helpers/model-proxy.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const IDLE_MS = 1_500;
@@ -38,38 +38,24 @@ async function startStallingModel(target: string) {
   let stalled = false;
   const open = new Set<ServerResponse>();
   let closedStalls = 0;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const part of req) chunks.push(part as Buffer);
-    const body = Buffer.concat(chunks);
-    if (stalled && req.url?.endsWith('/chat/completions') && JSON.parse(body.toString()).stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(chunk('Let me look into that'));
-      const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
-      open.add(res);
-      res.once('close', () => {
-        clearInterval(ping);
-        open.delete(res);
-        closedStalls++;
-      });
-      return;
-    }
-    const upstream = await fetch(`${target}${req.url!.replace(/^\/v1/, '')}`, {
-      method: req.method,
-      headers: { 'content-type': 'application/json' },
-      body: chunks.length ? body : undefined,
+  const proxy = await startModelProxy(target, (req, res, body) => {
+    if (!(stalled && req.url?.endsWith('/chat/completions') && JSON.parse(body.toString()).stream)) return false;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk('Let me look into that'));
+    const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
+    open.add(res);
+    res.once('close', () => {
+      clearInterval(ping);
+      open.delete(res);
+      closedStalls++;
     });
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-    for await (const part of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(part);
-    res.end();
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    ...proxy,
     stall: (on: boolean) => void (stalled = on),
     /** Stalled streams still open, and those the client closed. */
     streams: () => ({ open: open.size, closed: closedStalls }),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
 
