@@ -12,17 +12,23 @@ export interface MappingState {
   /** toolCallId -> start time, to compute durationMs. */
   starts: Map<string, number>;
   /**
-   * Starts of approval tools held back: such a tool may pause in interrupt() and re-run from the top
-   * on resume, so its start is only shown once the call really finishes (or fails).
+   * Starts of approval tools held back in a run that is not their resume: such a call pauses in
+   * interrupt() (its start dropped) and re-runs from the top on resume; should it end without a
+   * pause (refused before it), its start is shown with its end.
    */
   heldStarts: Map<string, AgentEvent & { type: 'tool_start' }>;
   approvalTools: ReadonlySet<string>;
+  /**
+   * Calls this run resumes with their decision: they cannot pause again, so their start goes out
+   * when the call starts, and a long tool shows a running card (issue 30, finding 14).
+   */
+  resumedCalls: ReadonlySet<string>;
   /** True once the graph reported an interrupt. */
   interrupted: boolean;
 }
 
-export function createMappingState(approvalTools: Iterable<string>): MappingState {
-  return { starts: new Map(), heldStarts: new Map(), approvalTools: new Set(approvalTools), interrupted: false };
+export function createMappingState(approvalTools: Iterable<string>, resumedCalls: Iterable<string> = []): MappingState {
+  return { starts: new Map(), heldStarts: new Map(), approvalTools: new Set(approvalTools), resumedCalls: new Set(resumedCalls), interrupted: false };
 }
 
 type Obj = Record<string, unknown>;
@@ -81,7 +87,8 @@ function mapTools(chunk: Obj, state: MappingState, now: number): AgentEvent[] {
       // The input arrives as the JSON string of the arguments; the UI wants the object.
       const input = typeof chunk.input === 'string' ? parseJson(chunk.input) : chunk.input;
       const start: AgentEvent & { type: 'tool_start' } = { type: 'tool_start', tool, input, toolCallId };
-      if (state.approvalTools.has(tool)) {
+      // Held only where it may still pause: a resumed call (or a call its policy allows) starts now.
+      if (state.approvalTools.has(tool) && !state.resumedCalls.has(toolCallId)) {
         state.heldStarts.set(toolCallId, start);
         return [];
       }

@@ -8,6 +8,11 @@
  * ModelStalledError and the upstream connection is dropped. Comments and blank lines are not
  * progress. The error is not an abort (the SDK would end the stream quietly as if complete), so
  * the model middleware reports it as LLM_UNAVAILABLE, retryable, and the turn ends failed.
+ *
+ * It also gives a role to a first delta that has none (issue 30, finding 13): @langchain/openai
+ * takes a delta's role from the delta, else from the previous one, and a first delta with no role
+ * became a ChatMessageChunk, which failed every turn. The first `data:` event with a delta gets
+ * `role: "assistant"` when it has none; every other byte passes unchanged.
  * @module
  */
 
@@ -48,15 +53,105 @@ export function sseProgress(scan: SseScan, bytes: Uint8Array): { progress: boole
 
 /**
  * Wraps a fetch so that event-stream bodies end with ModelStalledError after `idleMs` without
- * progress. Only the time spent waiting on the model counts (a slow reader is not a stall).
+ * progress (only the time spent waiting on the model counts: a slow reader is not a stall), and
+ * so that their first delta has a role.
  * @example new ChatOpenAI({ configuration: { fetch: idleTimeoutFetch(60_000) } })
  */
 export function idleTimeoutFetch(idleMs: number, base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const response = await base(input, init);
     if (!response.body || !/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) return response;
-    return new Response(watchIdle(response.body, idleMs), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(withFirstRole(watchIdle(response.body, idleMs)), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/**
+ * One SSE `data:` line (without its line end) with `role: "assistant"` added to each delta that
+ * lacks one, and whether it carried a delta at all. Lines that are not JSON chunks are unchanged.
+ * @example firstRoleLine('data: {"choices":[{"delta":{"content":"Hi"}}]}').line // 'data: {"choices":[{"delta":{"content":"Hi","role":"assistant"}}]}'
+ */
+export function firstRoleLine(line: string): { line: string; delta: boolean } {
+  const match = /^data: ?(.*)$/s.exec(line);
+  if (!match) return { line, delta: false };
+  let data: unknown;
+  try {
+    data = JSON.parse(match[1]!);
+  } catch {
+    return { line, delta: false };
+  }
+  const choices = typeof data === 'object' && data !== null ? (data as { choices?: unknown }).choices : undefined;
+  if (!Array.isArray(choices)) return { line, delta: false };
+  let delta = false;
+  let changed = false;
+  for (const choice of choices) {
+    const d = typeof choice === 'object' && choice !== null ? (choice as { delta?: unknown }).delta : undefined;
+    if (typeof d !== 'object' || d === null) continue;
+    delta = true;
+    const record = d as Record<string, unknown>;
+    if (record.role === undefined || record.role === null || record.role === '') {
+      record.role = 'assistant';
+      changed = true;
+    }
+  }
+  return { line: changed ? `data: ${JSON.stringify(data)}` : line, delta };
+}
+
+/**
+ * The body, with the first delta given `role: "assistant"` if it has none. Until a delta has been
+ * seen, bytes are held up to each line end (so a line split across chunks is read whole); after
+ * that they pass as they come.
+ */
+export function withFirstRole(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let pending = new Uint8Array(0);
+  let seen = false;
+  /** `line` (complete, so whole UTF-8) as bytes, its delta given a role. */
+  const fix = (line: Uint8Array): Uint8Array => {
+    const text = decoder.decode(line);
+    const fixed = firstRoleLine(text);
+    seen = fixed.delta;
+    return fixed.line === text ? line : encoder.encode(fixed.line);
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) {
+          if (pending.length) controller.enqueue(seen ? pending : fix(pending));
+          pending = new Uint8Array(0);
+          return controller.close();
+        }
+        if (seen) return controller.enqueue(next.value);
+        const joined = new Uint8Array(pending.length + next.value.length);
+        joined.set(pending);
+        joined.set(next.value, pending.length);
+        const parts: Uint8Array[] = [];
+        let from = 0;
+        for (let i = 0; i < joined.length && !seen; i++) {
+          if (joined[i] !== LF && joined[i] !== CR) continue;
+          parts.push(fix(joined.subarray(from, i)), joined.subarray(i, i + 1));
+          from = i + 1;
+        }
+        pending = joined.slice(from);
+        if (seen && pending.length) {
+          parts.push(pending);
+          pending = new Uint8Array(0);
+        }
+        if (parts.length) {
+          const size = parts.reduce((n, p) => n + p.length, 0);
+          const out = new Uint8Array(size);
+          let at = 0;
+          for (const p of parts) (out.set(p, at), (at += p.length));
+          return controller.enqueue(out);
+        }
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /** The body, erroring with ModelStalledError once reads wait `idleMs` in all without progress. */

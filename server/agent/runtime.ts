@@ -166,7 +166,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     conversationId: string;
     toolPolicy?: ToolPolicy | null;
     callerSystem?: string | null;
-  }, resumedCalls?: ReadonlySet<string>): Promise<{ config: RunnableConfig; decide: Decide }> {
+  }, resumedCalls?: ReadonlySet<string>): Promise<{ config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string> }> {
     const decide = await policyFor(input.userToken);
     const context: ToolContext = {
       apiUrl: options.apiUrl().replace(/\/+$/, ''),
@@ -182,7 +182,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       resumedCalls,
       checkpointed: () => saver.stored(input.threadId),
     };
-    return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide };
+    return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide, resumedCalls };
   }
 
   async function pendingApprovals(threadId: string): Promise<PendingApproval[]> {
@@ -222,10 +222,11 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     await current().updateState(config, { messages: replies }, 'tools');
   }
 
-  async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
+  async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string> }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
     const { config, decide } = run;
-    // Starts of tools that may pause are held back (events.ts): which those are is this user's policy.
-    const mapping = createMappingState(toolNames().filter((name) => decide(name).action === 'require_approval'));
+    // Starts of tools that may pause are held back (events.ts): which those are is this user's
+    // policy; the calls a resume runs with their decision start at once.
+    const mapping = createMappingState(toolNames().filter((name) => decide(name).action === 'require_approval'), run.resumedCalls);
     let streamed = '';
     try {
       // durability "sync", through the write-behind saver: each step is handed to the saver before

@@ -46,6 +46,19 @@ export function isUuid(value: string): boolean {
 }
 
 /**
+ * Bidirectional controls (embeddings, overrides, isolates, marks): U+202A–U+202E, U+2066–U+2069,
+ * U+200E, U+200F, U+061C. In a title they can make it read as something else in every list that
+ * shows it (issue 30, finding 16), so every title, given or derived, is stored without them; the
+ * SQL airlock_derive_title (migration 190) strips the same set.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+
+/** `text` without bidi controls. @example stripBidiControls('a\u202Eb') // 'ab' */
+export function stripBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, '');
+}
+
+/**
  * Creates a conversation for a user. `title` wins; else a title derived from `text` (the first
  * message, whitespace collapsed, at most 60 characters); else the placeholder "New conversation",
  * which the first user message appended later replaces. With `id`, an id already taken (by
@@ -62,7 +75,7 @@ export async function createConversation(
        INSERT INTO conversations AS c (id, user_id, title, title_auto)
        SELECT coalesce($4::uuid, gen_random_uuid()), $1, coalesce(t.title, 'New conversation'), t.title IS NULL FROM t
        RETURNING ${COLUMNS}`,
-      [input.userId, input.title ?? null, input.text ?? null, input.id ?? null],
+      [input.userId, input.title == null ? null : stripBidiControls(input.title), input.text ?? null, input.id ?? null],
     );
     return toConversation(rows[0]);
   } catch (error) {
@@ -92,16 +105,21 @@ export async function touchConversation(q: Queryable, id: string): Promise<void>
   await q.query('UPDATE conversations SET updated_at = greatest(now(), updated_at) WHERE id = $1', [id]);
 }
 
-/** Sets an explicit title (no longer replaced by a derived one). Null when not the user's. */
+/**
+ * Sets an explicit title (no longer replaced by a derived one), without bidi controls. Null when
+ * not the user's; VALIDATION_ERROR when nothing is left of the title.
+ */
 export async function renameConversation(
   q: Queryable,
   input: { id: string; userId: string; title: string },
 ): Promise<Conversation | null> {
   if (!isUuid(input.id)) return null;
+  const title = stripBidiControls(input.title).trim();
+  if (!title) throw new AirlockError('VALIDATION_ERROR', 'The title is empty.');
   const { rows } = await q.query<ConversationRow>(
     `UPDATE conversations c SET title = $3, title_auto = false, updated_at = greatest(now(), updated_at)
      WHERE c.id = $1 AND c.user_id = $2 RETURNING ${COLUMNS}`,
-    [input.id, input.userId, input.title],
+    [input.id, input.userId, title],
   );
   return rows[0] ? toConversation(rows[0]) : null;
 }

@@ -1,10 +1,12 @@
 /** Request schemas of /api/assistant (conversations, history, messages). */
 import { z } from 'zod';
+import { stripBidiControls } from '../../db/conversations.ts';
 import { isBigintText, isRealText, isValidTimestamp } from '../scalars.ts';
 
 export const ConversationParams = z.object({ id: z.uuid({ message: 'must be a conversation id' }) });
 
-const title = z.string().trim().min(1).max(200);
+/** A title: bidi controls stripped (issue 30, finding 16), then trimmed; something must be left. */
+const title = z.string().overwrite(stripBidiControls).trim().min(1).max(200);
 
 export const CreateConversationBody = z.object({ title: title.optional() }).default({});
 

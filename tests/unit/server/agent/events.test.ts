@@ -62,6 +62,16 @@ describe('toAgentEvents', () => {
     expect(events[1]).toMatchObject({ durationMs: 20, output: { id: 'd' } });
   });
 
+  it('starts an approval tool at once in the resume that runs it with its decision (issue 30 finding 14)', () => {
+    const state = createMappingState(['deploy_service'], ['d1']);
+    const start = ['tools', { event: 'on_tool_start', toolCallId: 'd1', name: 'deploy_service', input: { service: 's' } }] as [string, unknown];
+    expect(toAgentEvents(start, state, 10)).toEqual([{ type: 'tool_start', tool: 'deploy_service', input: { service: 's' }, toolCallId: 'd1' }]);
+    const events = toAgentEvents(['tools', { event: 'on_tool_end', toolCallId: 'd1', name: 'deploy_service', output: ok('{"id":"d"}') }], state, 30);
+    expect(events).toEqual([{ type: 'tool_end', tool: 'deploy_service', output: { id: 'd' }, toolCallId: 'd1', durationMs: 20 }]);
+    // Another approval call of the same run, not resumed, may still pause: held.
+    expect(toAgentEvents(['tools', { event: 'on_tool_start', toolCallId: 'd2', name: 'deploy_service', input: {} }], state, 40)).toEqual([]);
+  });
+
   it('notes an interrupt in the state', () => {
     const state = createMappingState([]);
     expect(toAgentEvents(['updates', { __interrupt__: [{ id: 'i1', value: {} }] }], state, 0)).toEqual([]);

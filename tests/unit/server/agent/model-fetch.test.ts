@@ -3,7 +3,7 @@
  * for the idle limit errors with ModelStalledError (not an abort, so the turn reports it).
  */
 import { describe, expect, it } from 'vitest';
-import { ModelStalledError, sseProgress, watchIdle } from '../../../../server/agent/model-fetch.ts';
+import { firstRoleLine, ModelStalledError, sseProgress, watchIdle, withFirstRole } from '../../../../server/agent/model-fetch.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -54,5 +54,32 @@ describe('watchIdle', () => {
     });
     const text = await new Response(watchIdle(source, 100)).text();
     expect(text).toBe('data: a\n\ndata: b\n\ndata: [DONE]\n\n');
+  });
+});
+
+describe('withFirstRole (issue 30 finding 13)', () => {
+  const delta = (d: object) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: d }] })}`;
+  const through = (chunks: string[]) => {
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(bytes(next));
+      },
+    });
+    return new Response(withFirstRole(source)).text();
+  };
+
+  it('gives the first delta role "assistant" when it has none, even split across chunks, and leaves the rest', async () => {
+    const first = delta({ content: 'Hé' });
+    const text = await through([': hi\n\n', first.slice(0, 20), `${first.slice(20)}\n\n${delta({ content: ' there' })}\n\n`, 'data: [DONE]\n\n']);
+    expect(text).toBe(`: hi\n\n${delta({ content: 'Hé', role: 'assistant' })}\n\n${delta({ content: ' there' })}\n\ndata: [DONE]\n\n`);
+  });
+
+  it('leaves a first delta that has a role, and non-JSON lines, untouched', async () => {
+    const body = `${delta({ role: 'assistant', content: 'a' })}\n\n${delta({ content: 'b' })}\n\ndata: [DONE]\n\n`;
+    expect(await through([body])).toBe(body);
+    expect(firstRoleLine('data: [DONE]')).toEqual({ line: 'data: [DONE]', delta: false });
+    expect(firstRoleLine('data: {"choices":[]}').delta).toBe(false);
   });
 });
