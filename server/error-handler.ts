@@ -48,6 +48,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.warn({ err: error, correlationId: request.id }, 'database unavailable');
       reply.header('retry-after', String(RETRY_AFTER_S));
     }
+    // A refusal that names its wait (admission, login backoff): Retry-After says it.
+    const wait = (airlockError.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+    if (airlockError.code === 'RATE_LIMITED' && typeof wait === 'number' && wait > 0) reply.header('retry-after', String(Math.ceil(wait)));
     reply.status(airlockError.status).send(toErrorBody(airlockError));
   });
 }

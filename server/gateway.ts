@@ -102,7 +102,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const verifyUser = createUserTokenVerifier({ pool, config });
   const ledger = new PgLedger(pool);
   // The headless API (/api/agent/v1, issue 11): a second transport over the same engine.
-  const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log });
+  const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log, serviceRules: policy.rules?.service_rules });
   // This process's pulse (engine/liveness.ts): its runs and leases carry its owner, so a killed
   // process frees its conversations at once. Losing the pulse ends this process's runs first.
   const liveness = await ProcessLiveness.start({ pool, heartbeatMs: (config.leaseTtlS * 1000) / 3, log: app.log });
@@ -154,7 +154,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     drainRetryAfterMs: config.events.drainRetryAfterMs,
   });
   // AG-UI (issue 13): POST /api/agent/ag-ui, the same engine, another protocol.
-  await app.register(agUiRoutes, { pool, ledger, engine, verifyUser, heartbeatMs: config.events.heartbeatMs });
+  await app.register(agUiRoutes, { pool, ledger, engine, verifyUser, heartbeatMs: config.events.heartbeatMs, admission: headless.admission });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
     // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.

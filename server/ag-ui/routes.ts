@@ -16,7 +16,7 @@
  */
 import { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { bearerUser, openSseResponse, parseInput, sseComment, writeNow, type VerifyUser } from '../http/index.ts';
+import { bearerUser, openSseResponse, parseInput, sseComment, writeNow, type UserAdmission, type VerifyUser } from '../http/index.ts';
 import { findRunByRequest } from '../db/runs.ts';
 import type { Pool } from '../db/index.ts';
 import { toTurnError, type Engine, type Ledger, type RunHandle } from '../engine/index.ts';
@@ -35,6 +35,8 @@ export interface AgUiRoutesOptions {
   engine: Engine;
   verifyUser: VerifyUser;
   heartbeatMs: number;
+  /** Per-user cap of streamed runs in this process, shared with v1 streams (429 RATE_LIMITED beyond). */
+  admission: UserAdmission;
   now?: () => Date;
 }
 
@@ -88,15 +90,27 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     const answering = decisions.filter((d) => d.resolved).map((d) => d.approvalId);
     const stale = await expiredApproval(pool, conversationId, answering, now());
     if (stale) return stream(reply, failedRun(view(''), errorFrame('APPROVAL_EXPIRED', `The approval ${stale} has expired; cancel the interrupt to continue the thread.`)));
+    // Admission (issue 30 item 4): the slot is held until the run ends in this process, not until
+    // its client leaves (the run goes on without it).
+    const release = options.admission.admit(user.userId);
     let run: RunHandle | undefined;
-    for (const [i, turn] of turns.entries()) {
-      run = await engine.submit(turn, user);
-      if (i < turns.length - 1) {
-        const failed = await settle(run);
-        if (failed) return stream(reply, failedRun(view(run.runId), failed));
+    try {
+      for (const [i, turn] of turns.entries()) {
+        run = await engine.submit(turn, user);
+        if (i < turns.length - 1) {
+          const failed = await settle(run);
+          if (failed) {
+            release();
+            return stream(reply, failedRun(view(run.runId), failed));
+          }
+        }
       }
+    } catch (error) {
+      release();
+      throw error;
     }
     const last = run!;
+    last.finished().then(release, release);
     return stream(reply, runFrames(options, view(last.runId, answering), last.events(), last.conversationId));
   });
 

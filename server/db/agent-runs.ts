@@ -19,6 +19,8 @@ export interface AgentRun {
   username: string;
   userKey: string;
   sessionId: string | null;
+  /** The caller's own session_id when it is not a conversation id (an alias; issue 24), echoed on every answer. */
+  sessionRef: string | null;
   mode: AgentRunMode;
   rowStatus: AgentRunRowStatus;
   text: string;
@@ -44,6 +46,7 @@ interface Row {
   username: string;
   user_key: string;
   session_id: string | null;
+  session_ref: string | null;
   mode: AgentRunMode;
   status: AgentRunRowStatus;
   text: string;
@@ -70,6 +73,7 @@ const toRun = (r: Row): AgentRun => ({
   username: r.username,
   userKey: r.user_key,
   sessionId: r.session_id,
+  sessionRef: r.session_ref ?? null,
   mode: r.mode,
   rowStatus: r.status,
   text: r.text,
@@ -104,21 +108,32 @@ const SELECT = `
 export type NewAgentRun = Pick<
   AgentRun,
   'id' | 'tenant' | 'userId' | 'username' | 'userKey' | 'sessionId' | 'mode' | 'text' | 'systemPrompt' | 'toolPolicy' | 'metadata' | 'authProvider'
-> & { status: AgentRunRowStatus };
+> & { status: AgentRunRowStatus; sessionRef?: string | null };
 
 /** Inserts a run; false when the id is taken (metadata.run_id given twice). */
 export async function insertAgentRun(q: Queryable, r: NewAgentRun): Promise<boolean> {
   const { rowCount } = await q.query(
-    `INSERT INTO agent_runs (id, tenant, user_id, username, user_key, session_id, mode, status, text, system_prompt, tool_policy, metadata, auth_provider, started_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $8 = 'running' THEN now() END)
+    `INSERT INTO agent_runs (id, tenant, user_id, username, user_key, session_id, mode, status, text, system_prompt, tool_policy, metadata, auth_provider, started_at, session_ref)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $8 = 'running' THEN now() END, $14)
      ON CONFLICT (id) DO NOTHING`,
-    [r.id, r.tenant, r.userId, r.username, r.userKey, r.sessionId, r.mode, r.status, r.text, r.systemPrompt, r.toolPolicy ? JSON.stringify(r.toolPolicy) : null, JSON.stringify(r.metadata), r.authProvider],
+    [r.id, r.tenant, r.userId, r.username, r.userKey, r.sessionId, r.mode, r.status, r.text, r.systemPrompt, r.toolPolicy ? JSON.stringify(r.toolPolicy) : null, JSON.stringify(r.metadata), r.authProvider, r.sessionRef ?? null],
   );
   return rowCount === 1;
 }
 
+/** Background runs of `userId` waiting for the queue (status queued), for its per-user cap and fair order. */
+export async function countQueuedRuns(q: Queryable, userId: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_runs WHERE user_id = $1 AND mode = 'background' AND status = 'queued'`, [userId]);
+  return rows[0].n;
+}
+
+/** Serialises a user's background-run admissions until the transaction ends (the cap holds under a burst). */
+export async function lockUserQueue(q: Queryable, userId: string): Promise<void> {
+  await q.query(`SELECT pg_advisory_xact_lock(hashtext('agent-run-queue:' || $1::text))`, [userId]);
+}
+
 export async function getAgentRun(q: Queryable, id: string): Promise<AgentRun | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(id)) return null; // run ids are opaque strings (issue 24)
   const { rows } = await q.query<Row>(`${SELECT} WHERE a.id = $1`, [id]);
   return rows[0] ? toRun(rows[0]) : null;
 }
@@ -143,7 +158,7 @@ export async function listAgentRuns(
 ): Promise<AgentRun[]> {
   const { rows } = await q.query<Row>(
     `${SELECT} WHERE a.tenant = $1 AND ($2::uuid IS NULL OR a.user_id = $2) AND ($3::text IS NULL OR a.mode = $3)
-       AND ($4::uuid IS NULL OR (a.created_at, a.id) < (SELECT b.created_at, b.id FROM agent_runs b WHERE b.id = $4))
+       AND ($4::text IS NULL OR (a.created_at, a.id) < (SELECT b.created_at, b.id FROM agent_runs b WHERE b.id = $4))
        AND ($6::text[] IS NULL OR EXISTS (
          SELECT 1 FROM unnest($6::text[], $7::text[]) AS s(row_status, turn_status)
          WHERE s.row_status = a.status AND s.turn_status IS NOT DISTINCT FROM last.status))

@@ -43,7 +43,7 @@ function describeIssue(issue: z.core.$ZodIssue): { key?: string; text: string } 
   const where = issue.path.join('.') || '(top level)';
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0];
-    return { key, text: `unknown key "${key}"${issue.path.length ? ` in ${where}` : ''} (expected default_action, tool_rules, tenant_rules, user_rules; tenant and user entries hold "tools")` };
+    return { key, text: `unknown key "${key}"${issue.path.length ? ` in ${where}` : ''} (expected default_action, tool_rules, tenant_rules, user_rules, service_rules; tenant and user entries hold "tools", service entries "user_key_only")` };
   }
   if (issue.code === 'invalid_value') return { text: `${where}: expected one of ${issue.values.join(', ')}` };
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return { text: `${where}: missing` };

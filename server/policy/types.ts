@@ -20,6 +20,11 @@ export const PolicyRulesSchema = z.strictObject({
   tool_rules: ToolMap.default({}),
   tenant_rules: z.record(z.string().min(1).regex(/^[^:]+$/, 'a tenant key has no ":"'), Tools).default({}),
   user_rules: z.record(z.string().regex(/^[^:]+:[^:]+$/, 'a user key is tenant:username'), Tools).default({}),
+  /**
+   * Per service client (its client_id): `user_key_only: true` lets that service name the user by
+   * the body's `user_key` alone, with no X-User-JWT (seed 000's PSKA call; issue 24). Audited.
+   */
+  service_rules: z.record(z.string().min(1), z.strictObject({ user_key_only: z.boolean() })).default({}),
 });
 export type PolicyRules = z.infer<typeof PolicyRulesSchema>;
 

@@ -9,7 +9,7 @@
 import type { FastifyRequest } from 'fastify';
 import { decodeProtectedHeader } from 'jose';
 import { bearerToken, TOKEN_KINDS, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
-import { onBehalfToken, unauthorized } from './identity.ts';
+import { onBehalfToken, serviceHeaderToken, unauthorized } from './identity.ts';
 
 export interface Verifiers {
   verifyUser(token: string): Promise<VerifiedUser>;
@@ -40,8 +40,9 @@ function typOf(token: string): string | undefined {
 
 /** Authenticates the caller; `serviceOnly` refuses user tokens (metrics, readiness). */
 export async function authenticateCaller(request: FastifyRequest, verifiers: Verifiers, options: { serviceOnly?: boolean } = {}): Promise<Caller> {
-  const token = bearerToken(request.headers.authorization);
-  const wanted = options.serviceOnly ? 'The service token is required (Authorization: Bearer).' : 'A user token or the service token is required (Authorization: Bearer).';
+  // Seed 000: X-FastReAct-Service-Token is the service token's second header.
+  const token = serviceHeaderToken(request) ?? bearerToken(request.headers.authorization);
+  const wanted = options.serviceOnly ? 'The service token is required (Authorization: Bearer or X-FastReAct-Service-Token).' : 'A user token or the service token is required (Authorization: Bearer or X-FastReAct-Service-Token).';
   if (!token) throw unauthorized(wanted);
   if (typOf(token) === TOKEN_KINDS.service.typ) {
     const service = await verified(verifiers.verifyService, token, 'The service token is not valid.');

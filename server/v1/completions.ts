@@ -8,14 +8,15 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../db/agent-runs.ts';
-import { AirlockError, isAirlockError } from '../errors.ts';
+import { AirlockError, isAirlockError, isErrorCode } from '../errors.ts';
 import { openSseResponse, sseFrame, writeNow } from '../http/index.ts';
 import { AGENT_EVENT_SCHEMA, envelope, liveNumbering, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
 import type { V1Deps } from './deps.ts';
-import { runStatus } from './run-status.ts';
+import { isTerminal, runStatus } from './run-status.ts';
 import { parseRunRequest, type RunRequest } from './schemas.ts';
+import { resolveSession } from './sessions.ts';
 import { summarize } from './serialize.ts';
 
 /**
@@ -33,25 +34,50 @@ export function mergeTokens(events: AgentEventV1[]): AgentEventV1[] {
   return merged;
 }
 
+/**
+ * Pure: the taxonomy error a failed run ended with: the row's own (a run that failed itself), else
+ * the first `error` event's code and words, else INTERNAL. An unknown code is INTERNAL.
+ */
+export function runFailure(run: { errorCode: string | null; errorMessage: string | null }, events: AgentEventV1[]): AirlockError {
+  const event = events.find((e) => e.type === 'error');
+  const end = events.findLast((e) => e.type === 'session_end');
+  const code = run.errorCode ?? (event?.metadata?.code as string | undefined) ?? (end?.metadata?.error_code as string | undefined) ?? null;
+  const message = run.errorCode ? run.errorMessage : (event?.content ?? (end?.metadata?.error_detail as string | undefined) ?? null);
+  return isErrorCode(code) ? new AirlockError(code, message || undefined) : new AirlockError('INTERNAL', message || undefined);
+}
+
+/** While a streaming completion waits for a decision: a comment line this often (proxies keep it open). */
+export const STREAM_HEARTBEAT_MS = 15_000;
+/** How often it looks for the run's new durable events while it waits. */
+const FOLLOW_POLL_MS = 250;
+
 export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.post('/chat/completions', async (request, reply) => {
     const caller = v1Caller(request);
-    const input = parseRunRequest(request.body);
-    assertUserKey(caller, input.userKey);
+    const parsed = parseRunRequest(request.body);
+    assertUserKey(caller, parsed.userKey);
+    const input = await resolveSession(deps.pool, caller.userId, parsed);
     const started = Date.now();
-    const release = deps.runs.admitLive(caller.userId);
+    const admitted = deps.runs.admitLive(caller.userId);
+    let released = false;
+    const release = () => {
+      if (!released) (released = true), admitted();
+    };
     try {
       // The summary (stream: false), or nothing: the SSE response was written on the raw socket.
-      return (await complete(request, reply, caller, input, started)) ?? reply;
+      return (await complete(request, reply, caller, input, started, release)) ?? reply;
     } finally {
       release();
     }
   });
 
-  async function complete(request: FastifyRequest, reply: FastifyReply, caller: V1Caller, input: RunRequest, started: number) {
+  /** `release` frees the caller's live-run slot early: a stream waiting for a decision runs nothing. */
+  async function complete(request: FastifyRequest, reply: FastifyReply, caller: V1Caller, input: RunRequest, started: number, release: () => void) {
     const run = await deps.runs.create(caller, input, input.stream ? 'stream' : 'sync');
     const handle = await deps.runs.startLive(run, caller);
-    const scope: EventScope = { runId: run.id, sessionId: handle.conversationId };
+    // session_id: the caller's own string when they gave an alias (issue 24), else the conversation.
+    const sessionId = input.sessionRef ?? handle.conversationId;
+    const scope: EventScope = { runId: run.id, sessionId };
     const first = envelope(scope, 1, run.createdAt.toISOString(), sessionStartBody({ text: run.text, userKey: run.userKey, metadata: run.metadata }));
 
     // Numbered as the replay numbers them (one sequence for an event, live or replayed).
@@ -71,11 +97,19 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
       const settled = (await getAgentRun(deps.pool, run.id))!;
       const summary = summarize(events);
       const merged = mergeTokens(events);
+      const status = runStatus(settled);
+      if (status === 'failed') {
+        // Seed 000 + issue 24: "Errors use the same shape with type=error and an error field", at
+        // the code's HTTP status.
+        const failure = runFailure(settled, events);
+        reply.status(failure.status);
+        return { ...v1ErrorBody(failure), run_id: run.id, session_id: sessionId, status, events: merged, duration_ms: Date.now() - started, metadata: { schema: AGENT_EVENT_SCHEMA, event_count: merged.length } };
+      }
       return {
         type: 'chat.completion',
         run_id: run.id,
-        session_id: handle.conversationId,
-        status: runStatus(settled),
+        session_id: sessionId,
+        status,
         content: summary.content,
         events: merged,
         tool_calls: summary.toolCalls,
@@ -88,22 +122,61 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
     const res = openSseResponse(reply, { 'x-run-id': run.id });
     const write = (chunk: string) => void writeNow(res, chunk);
     let sequence = 1;
+    let lastWrite = Date.now();
+    const sent: AgentEventV1[] = [];
     const send = (event: AgentEventV1) => {
       sequence = event.sequence;
-      write(sseFrame({ event: event.type, data: event }));
+      lastWrite = Date.now();
+      sent.push(event);
+      // An error event carries the seed's `error: {code, message}` too (issue 24).
+      const data = event.type === 'error' ? { ...event, error: { code: isErrorCode(event.metadata.code) ? event.metadata.code : 'INTERNAL', message: event.content ?? '' } } : event;
+      write(sseFrame({ event: event.type, data }));
     };
     send(first);
+    let gone = false;
+    res.on('close', () => void (gone = true));
+    const heartbeat = setInterval(() => {
+      if (Date.now() - lastWrite >= STREAM_HEARTBEAT_MS) write(': heartbeat\n\n');
+    }, Math.min(STREAM_HEARTBEAT_MS, 1000));
+    heartbeat.unref();
+    const seen = () => sent.at(-1)?.sequence ?? 0;
+    async function follow(): Promise<void> {
+      for (;;) {
+        const now = await getAgentRun(deps.pool, run.id);
+        if (!now) return;
+        const status = runStatus(now);
+        const fresh = (await deps.runs.events(now)).filter((e) => e.sequence > seen());
+        for (const e of fresh) send(e);
+        if (isTerminal(status) || gone) return;
+        await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
+      }
+    }
     try {
       await deps.runs.drive(run.id, handle, (e) => {
         const event = number(e);
         if (event) send(event);
       });
+      // Paused for an approval: by default the stream stays open (heartbeats while waiting) and
+      // carries the rest of the run, wherever the decision is made, until it ends, is cancelled
+      // or the approval expires (issue 24); stream_until "pause" ends it here, as before.
+      const paused = await getAgentRun(deps.pool, run.id);
+      if (input.streamUntil === 'end' && paused && runStatus(paused) === 'awaiting_approval') {
+        release();
+        await follow();
+      }
+      // A run that failed with no error event of its own (its end says why): one before done.
+      const settled = await getAgentRun(deps.pool, run.id);
+      if (settled && runStatus(settled) === 'failed' && !sent.some((e) => e.type === 'error')) {
+        const failure = runFailure(settled, sent);
+        write(sseFrame({ event: 'error', data: { ...envelope(scope, ++sequence, new Date().toISOString(), { type: 'error', content: failure.message, metadata: { code: failure.code } }), ...v1ErrorBody(failure) } }));
+      }
     } catch (error) {
       // The run could not commit its end (the database went away): say so before done.
       const e = isAirlockError(error) ? error : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${request.id}).`);
       if (!isAirlockError(error)) request.log.error({ err: error, runId: run.id }, 'headless stream failed');
       write(sseFrame({ event: 'error', data: { ...envelope(scope, ++sequence, new Date().toISOString(), { type: 'error', content: e.message, metadata: { code: e.code } }), ...v1ErrorBody(e) } }));
     } finally {
+      clearInterval(heartbeat);
       write('event: done\ndata: [DONE]\n\n');
       res.end();
     }

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { RETRY_AFTER_S, toAirlockError } from '../error-handler.ts';
 import { AirlockError, toErrorBody } from '../errors.ts';
+import { retryAfterOf } from '../http/index.ts';
 
 export interface V1ErrorBody {
   type: 'error';
@@ -24,6 +25,8 @@ export function useV1ErrorBodies(app: FastifyInstance): void {
     const airlockError = toAirlockError(error, request.id);
     if (airlockError.code === 'INTERNAL') request.log.error({ err: error, correlationId: request.id }, 'unexpected error');
     if (airlockError.code === 'SERVICE_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_S));
+    const wait = retryAfterOf(airlockError);
+    if (wait !== null) reply.header('retry-after', String(wait));
     reply.status(airlockError.status).send(v1ErrorBody(airlockError));
   });
 }

@@ -10,7 +10,9 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken, isAuthError, roleAllows, type Permission, type UserRole, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
+import { decodeProtectedHeader } from 'jose';
+import { bearerToken, isAuthError, roleAllows, TOKEN_KINDS, type Permission, type UserRole, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
+import { insertAudit } from '../db/audit.ts';
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 
@@ -27,12 +29,37 @@ export interface V1Caller {
   authProvider: 'user_token' | 'service_token';
   /** The service client that called on the user's behalf (authProvider service_token). */
   serviceClientId?: string;
+  /** How the user was named: their own token (X-User-JWT or Authorization), or the body's `user_key` (service_rules user_key_only). */
+  userFrom?: 'token' | 'user_key';
 }
 
 export interface V1IdentityDeps {
   pool: Queryable;
   verifyUser(token: string): Promise<VerifiedUser>;
   verifyService(token: string): Promise<VerifiedService>;
+  /** policy file `service_rules.<client_id>.user_key_only` (seed 000's PSKA call); absent: never. */
+  userKeyOnly?(clientId: string): boolean;
+  /** A token for a user named by user_key (user-token.ts); needed with userKeyOnly. */
+  mintToken?(userId: string): Promise<string>;
+}
+
+/** Seed 000's second way to pass the service token (`X-FastReAct-Service-Token: <service JWT>`). */
+export const SERVICE_TOKEN_HEADER = 'x-fastreact-service-token';
+
+/** The token of X-FastReAct-Service-Token (with or without a `Bearer ` prefix), or null. */
+export function serviceHeaderToken(request: FastifyRequest): string | null {
+  const header = request.headers[SERVICE_TOKEN_HEADER];
+  if (typeof header !== 'string' || !header.trim()) return null;
+  return bearerToken(header) ?? header.trim();
+}
+
+/** Pure: does the token's header say it is a service token (verification checks it again)? */
+export function looksLikeServiceToken(token: string): boolean {
+  try {
+    return decodeProtectedHeader(token).typ === TOKEN_KINDS.service.typ;
+  } catch {
+    return false;
+  }
 }
 
 /** Pure: the seed's user key of a user. */
@@ -59,28 +86,57 @@ async function tenantOf(pool: Queryable, userId: string): Promise<string> {
   return rows[0].tenant;
 }
 
-/** Verifies the request's credentials and returns the caller; throws UNAUTHORIZED (401). */
-export async function authenticateV1(deps: V1IdentityDeps, request: FastifyRequest): Promise<V1Caller> {
+/**
+ * A service authenticated without a user token whose policy allows `user_key` alone: the user is
+ * named by the body (resolved in the preHandler, after the body is parsed).
+ */
+export interface PendingServiceCaller {
+  pending: 'user_key';
+  service: VerifiedService;
+}
+
+async function verifiedService(deps: V1IdentityDeps, token: string, message: string): Promise<VerifiedService> {
+  try {
+    return await deps.verifyService(token);
+  } catch (error) {
+    throw unauthorized(message, error);
+  }
+}
+
+/**
+ * Verifies the request's credentials and returns the caller; throws UNAUTHORIZED (401). The
+ * service token comes in `Authorization: Bearer` or `X-FastReAct-Service-Token` (seed 000); the
+ * user in X-User-JWT, or (service_rules user_key_only) in the body's user_key: then a pending caller.
+ */
+export async function authenticateV1(deps: V1IdentityDeps, request: FastifyRequest): Promise<V1Caller | PendingServiceCaller> {
   const bearer = bearerToken(request.headers.authorization);
-  if (!bearer) throw unauthorized('A user token, or the service token with X-User-JWT, is required (Authorization: Bearer).');
+  const headerService = serviceHeaderToken(request);
   const onBehalf = onBehalfToken(request);
+  if (!bearer && !headerService) throw unauthorized('A user token, or the service token (Authorization: Bearer or X-FastReAct-Service-Token) with X-User-JWT, is required.');
   let service: VerifiedService | undefined;
-  let userToken = bearer;
-  if (onBehalf) {
+  let userToken: string | null = bearer;
+  if (headerService) {
+    service = await verifiedService(deps, headerService, 'X-FastReAct-Service-Token must carry a valid service token.');
+    // The user: X-User-JWT, else a user token in Authorization (never a second service token).
+    userToken = onBehalf ?? (bearer && !looksLikeServiceToken(bearer) ? bearer : null);
+  } else if (onBehalf) {
     // X-User-JWT means "a service calls for this user": the bearer must then be the service token,
     // so a user cannot borrow another user's token by putting it in the header.
-    try {
-      service = await deps.verifyService(bearer);
-    } catch (error) {
-      throw unauthorized('With X-User-JWT, Authorization must carry a valid service token.', error);
-    }
+    service = await verifiedService(deps, bearer!, 'With X-User-JWT, Authorization must carry a valid service token.');
     userToken = onBehalf;
+  } else if (looksLikeServiceToken(bearer!)) {
+    service = await verifiedService(deps, bearer!, 'The service token is not valid.');
+    userToken = null;
+  }
+  if (service && !userToken) {
+    if (deps.userKeyOnly?.(service.clientId)) return { pending: 'user_key', service };
+    throw unauthorized(`The service token acts for a user: pass the user's token in X-User-JWT (or allow service_rules.${service.clientId}.user_key_only in the policy file to name the user by user_key).`);
   }
   let user: VerifiedUser;
   try {
-    user = await deps.verifyUser(userToken);
+    user = await deps.verifyUser(userToken!);
   } catch (error) {
-    throw unauthorized(onBehalf ? 'X-User-JWT must carry a valid user token.' : 'A valid user token is required (or the service token with X-User-JWT).', error);
+    throw unauthorized(service ? 'X-User-JWT must carry a valid user token.' : 'A valid user token is required (or the service token with X-User-JWT).', error);
   }
   const tenant = await tenantOf(deps.pool, user.userId);
   return {
@@ -89,18 +145,85 @@ export async function authenticateV1(deps: V1IdentityDeps, request: FastifyReque
     role: user.role,
     tenant,
     userKey: userKeyOf(tenant, user.username),
-    userToken,
+    userToken: userToken!,
     authProvider: service ? 'service_token' : 'user_token',
+    userFrom: 'token',
     ...(service ? { serviceClientId: service.clientId } : {}),
   };
 }
+
+/**
+ * The caller a user_key-only service acts for: the body's `user_key` (tenant:username) names an
+ * existing user, who then acts with a token minted now. Audited (operation `v1.user_key_only`).
+ */
+export async function resolveUserKeyCaller(deps: V1IdentityDeps, request: FastifyRequest, service: VerifiedService): Promise<V1Caller> {
+  // The body's user_key (a POST), else ?user_key= (a GET of the same service).
+  const body = request.body as { user_key?: unknown } | undefined;
+  const query = request.query as { user_key?: unknown } | undefined;
+  const key = (body && typeof body === 'object' ? body.user_key : undefined) ?? query?.user_key;
+  const path = request.url.split('?')[0];
+  const audit = (entry: { userId: string | null; username: string | null; role: string | null; outcome: 'success' | 'unauthorized'; status: number; code: string | null }) =>
+    insertAudit(deps.pool, {
+      serviceActor: service.clientId,
+      userId: entry.userId,
+      username: entry.username,
+      userRole: entry.role,
+      operation: 'v1.user_key_only',
+      method: request.method,
+      path,
+      arguments: { user_key: typeof key === 'string' ? key.slice(0, 200) : null, auth_provider: 'service_token', user_from: 'user_key' },
+      outcome: entry.outcome,
+      statusCode: entry.status,
+      errorCode: entry.code,
+      toolCallId: null,
+      conversationId: null,
+      durationMs: null,
+    });
+  const match = typeof key === 'string' ? /^([^:]+):([^:]+)$/.exec(key) : null;
+  if (!match || !deps.mintToken) {
+    await audit({ userId: null, username: null, role: null, outcome: 'unauthorized', status: 401, code: 'UNAUTHORIZED' });
+    throw new AirlockError('UNAUTHORIZED', 'This service names the user by user_key (tenant:username) in the body, or by X-User-JWT.');
+  }
+  const { rows } = await deps.pool.query<{ id: string; username: string; role: UserRole; tenant: string }>('SELECT id, username, role, tenant FROM users WHERE tenant = $1 AND username = $2', [match[1], match[2]]);
+  const user = rows[0];
+  if (!user) {
+    await audit({ userId: null, username: null, role: null, outcome: 'unauthorized', status: 401, code: 'UNAUTHORIZED' });
+    throw new AirlockError('UNAUTHORIZED', `No user has user_key ${key}.`);
+  }
+  const userToken = await deps.mintToken(user.id);
+  await audit({ userId: user.id, username: user.username, role: user.role, outcome: 'success', status: 200, code: null });
+  return {
+    userId: user.id,
+    username: user.username,
+    role: user.role,
+    tenant: user.tenant,
+    userKey: userKeyOf(user.tenant, user.username),
+    userToken,
+    authProvider: 'service_token',
+    serviceClientId: service.clientId,
+    userFrom: 'user_key',
+  };
+}
+
+const pendings = new WeakMap<FastifyRequest, VerifiedService>();
 
 /** onRequest hook for every /v1 route that needs a caller. */
 export function v1Authenticate(deps: V1IdentityDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     reply.header('www-authenticate', 'Bearer');
-    callers.set(request, await authenticateV1(deps, request));
+    const caller = await authenticateV1(deps, request);
+    if ('pending' in caller) pendings.set(request, caller.service);
+    else callers.set(request, caller);
     reply.removeHeader('www-authenticate');
+  };
+}
+
+/** preHandler hook after v1Authenticate: a user_key-only service's user, from the parsed body. */
+export function v1ResolveUserKey(deps: V1IdentityDeps) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const service = pendings.get(request);
+    if (!service || callers.has(request)) return;
+    callers.set(request, await resolveUserKeyCaller(deps, request, service));
   };
 }
 

@@ -15,12 +15,13 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger } from '../engine/index.ts';
 import { AirlockError } from '../errors.ts';
+import { createUserAdmission } from '../http/index.ts';
 import { createApprovalService, type ApprovalServiceDeps } from './approval-service.ts';
 import type { V1Deps } from './deps.ts';
 import { approvalRoutes } from './approvals-routes.ts';
 import { completionRoutes } from './completions.ts';
 import { registerV1Errors } from './errors.ts';
-import { v1Authenticate } from './identity.ts';
+import { v1Authenticate, v1ResolveUserKey } from './identity.ts';
 import { startJobQueue, type JobQueue } from './job-queue.ts';
 import { createRunService, type RunService } from './run-service.ts';
 import { runRoutes } from './runs-routes.ts';
@@ -42,6 +43,8 @@ export interface HeadlessOptions {
   databaseUrl: string;
   ledger: Ledger;
   log: ApprovalServiceDeps['log'] & { error(obj: object, msg?: string): void };
+  /** The policy file's service_rules (issue 24): which services may name the user by user_key alone. */
+  serviceRules?: Record<string, { user_key_only: boolean }>;
 }
 
 export function createHeadless(options: HeadlessOptions) {
@@ -57,21 +60,32 @@ export function createHeadless(options: HeadlessOptions) {
     return jobs;
   };
   const mintToken = createUserTokenMinter({ pool, cipher: keyCipherFor(config), issuer: config.jwt.issuer, userTokenTtlS: config.jwt.userTokenTtlS, agentTokenTtlS: config.jwt.agentTokenTtlS });
-  const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, userConcurrency: config.chatPerUser.concurrency, log });
+  // The per-user cap of streamed runs in this process, shared with AG-UI (issue 30 item 4).
+  const admission = createUserAdmission(config.chatPerUser.concurrency);
+  const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, admission, userQueue: config.chatPerUser.queueSize, log });
   const approvals = createApprovalService({ pool, engine: getEngine, mintToken, log });
   const deps: V1Deps = { pool, runs, approvals, jobs: getJobs };
-  const identity = { pool, verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
+  const identity = {
+    pool,
+    verifyUser: createUserTokenVerifier({ pool, config }),
+    verifyService: createServiceTokenVerifier({ pool, config }),
+    userKeyOnly: (clientId: string) => options.serviceRules?.[clientId]?.user_key_only === true,
+    mintToken,
+  };
 
   const routes: FastifyPluginAsync = async (app) => {
     registerV1Errors(app);
     for (const plugin of OPEN_ROUTES) await app.register(plugin, deps);
     await app.register(async (authed) => {
       authed.addHook('onRequest', v1Authenticate(identity));
+      authed.addHook('preHandler', v1ResolveUserKey(identity));
       for (const plugin of ROUTES) await authed.register(plugin, deps);
     });
   };
 
   return {
+    /** The per-user admission of streamed runs, for the other streamed transports (AG-UI). */
+    admission,
     /** EngineOptions: link turns to runs (with the stored policy) and schedule approval expiry. */
     engineHooks: {
       prepareTurn: runs.prepareTurn,

@@ -36,7 +36,12 @@ export interface JobHandlers {
 }
 
 export interface JobQueue {
-  enqueueRun(runId: string): Promise<void>;
+  /**
+   * Queues a background run. `rank`: how many of its user's runs wait before it. Jobs are fetched
+   * by rank first (pg-boss priority = -rank), then in order: round-robin by user, so one user's long
+   * queue never delays another user's first run by more than one run slot.
+   */
+  enqueueRun(runId: string, rank?: number): Promise<void>;
   scheduleExpiry(approvalId: string, at: Date): Promise<void>;
   /**
    * The process is closing: it takes no more background runs (those it runs go on). A run queued
@@ -99,8 +104,8 @@ export async function startJobQueue(options: { pool: Pool; databaseUrl: string; 
   await boss.schedule(EXPIRY_SWEEP_QUEUE, '* * * * *');
 
   return {
-    async enqueueRun(runId) {
-      await boss.send(RUN_QUEUE, { runId }, { singletonKey: runId });
+    async enqueueRun(runId, rank = 0) {
+      await boss.send(RUN_QUEUE, { runId }, { singletonKey: runId, priority: -Math.max(0, Math.floor(rank)) });
     },
     async scheduleExpiry(approvalId, at) {
       await boss.send(EXPIRY_QUEUE, { approvalId }, { startAfter: at, singletonKey: approvalId });

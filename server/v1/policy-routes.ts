@@ -40,6 +40,8 @@ export function rulesVisibleTo(rules: PolicyRules | null, subject: PolicySubject
     ...rules,
     tenant_rules: Object.fromEntries(Object.entries(rules.tenant_rules).filter(([t]) => t === subject.tenant)),
     user_rules: Object.fromEntries(Object.entries(rules.user_rules).filter(([k]) => k === key)),
+    // Which services may act for a user by user_key alone is the operator's, not a user's.
+    service_rules: {},
   };
 }
 

@@ -10,8 +10,9 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { getAgentRun, insertAgentRun, isCancelRequested, linkTurn, requestCancel, pausedRunOfConversation, setAgentRunStatus, type AgentRun, type AgentRunMode } from '../db/agent-runs.ts';
-import type { Pool } from '../db/index.ts';
+import { countQueuedRuns, getAgentRun, insertAgentRun, lockUserQueue, isCancelRequested, linkTurn, requestCancel, pausedRunOfConversation, setAgentRunStatus, type AgentRun, type AgentRunMode } from '../db/agent-runs.ts';
+import { withTransaction, type Pool } from '../db/index.ts';
+import type { UserAdmission } from '../http/index.ts';
 import { recoverOrphanedRuns, type Engine, type Ledger, type LedgerEvent, type LiveEvent, type RunHandle, type TurnAction, type TurnSetup } from '../engine/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { durableEvents, type AgentEventV1 } from './agent-events.ts';
@@ -20,13 +21,17 @@ import type { RunRequest } from './schemas.ts';
 import type { UserTokenMinter } from './user-token.ts';
 
 /** request_id of a run's turns: the prefix names the run (prepareTurn links by it). */
-const TURN_REQUEST = /^v1:([0-9a-f-]{36}):/;
+const TURN_REQUEST = /^v1:([A-Za-z0-9._:-]{1,128}):\d+$/; // run ids are opaque (issue 24): the attempt is the last part
+/** What a refused POST /runs tells the client to wait (seconds). */
+const QUEUE_RETRY_AFTER_S = 5;
 export const turnRequestId = (runId: string, attempt: number): string => `v1:${runId}:${attempt}`;
 
 export interface RunServiceDeps {
   pool: Pool;
-  /** Streamed / synchronous runs one user may have going at once in this process (429 beyond). */
-  userConcurrency: number;
+  /** Streamed / synchronous runs (shared with AG-UI) one user may have going at once in this process (429 beyond). */
+  admission: UserAdmission;
+  /** Background runs one user may have queued (429 at POST /runs beyond). */
+  userQueue: number;
   engine: () => Engine;
   ledger: Ledger;
   mintToken: UserTokenMinter;
@@ -62,15 +67,20 @@ export function createRunService(deps: RunServiceDeps) {
     return { toolPolicy: run.toolPolicy, callerSystem: run.systemPrompt, userToken };
   }
 
-  async function create(caller: V1Caller, request: RunRequest, mode: AgentRunMode): Promise<AgentRun> {
+  /**
+   * A new run's row. A background run is admitted against the user's queue cap (`CHAT_USER_QUEUE`,
+   * 429 beyond); `queuedAhead` is how many of the user's runs wait before it (its fair-order rank).
+   */
+  async function create(caller: V1Caller, request: RunRequest, mode: AgentRunMode): Promise<AgentRun & { queuedAhead: number }> {
     const id = request.runId ?? randomUUID();
-    const inserted = await insertAgentRun(pool, {
+    const row = {
       id,
       tenant: caller.tenant,
       userId: caller.userId,
       username: caller.username,
       userKey: caller.userKey,
       sessionId: request.sessionId,
+      sessionRef: request.sessionRef,
       mode,
       status: mode === 'background' ? 'queued' : 'running',
       text: request.text,
@@ -78,9 +88,20 @@ export function createRunService(deps: RunServiceDeps) {
       toolPolicy: request.toolPolicy,
       metadata: request.metadata,
       authProvider: caller.authProvider,
-    });
+    } as const;
+    let queuedAhead = 0;
+    const inserted = mode !== 'background'
+      ? await insertAgentRun(pool, row)
+      : await withTransaction(pool, async (client) => {
+          await lockUserQueue(client, caller.userId);
+          queuedAhead = await countQueuedRuns(client, caller.userId);
+          if (queuedAhead >= deps.userQueue) {
+            throw new AirlockError('RATE_LIMITED', `At most ${deps.userQueue} background runs queued per user; wait for some to start.`, { details: { retry_after_s: QUEUE_RETRY_AFTER_S } });
+          }
+          return insertAgentRun(client, row);
+        });
     if (!inserted) throw new AirlockError('CONFLICT', `A run with id ${id} already exists.`);
-    return (await getAgentRun(pool, id))!;
+    return { ...(await getAgentRun(pool, id))!, queuedAhead };
   }
 
   /** Starts the run's next turn as `token`'s user. */
@@ -95,22 +116,9 @@ export function createRunService(deps: RunServiceDeps) {
     return handle;
   }
 
-  /** Live runs per user in this process (background runs are bounded by the job queue instead). */
-  const liveByUser = new Map<string, number>();
-
-  /** Counts a live run of `userId`; RATE_LIMITED beyond the limit. Returns the release. */
+  /** Counts a live run of `userId` against the per-user cap it shares with AG-UI; RATE_LIMITED beyond. Returns the release. */
   function admitLive(userId: string): () => void {
-    const n = liveByUser.get(userId) ?? 0;
-    if (n >= deps.userConcurrency) throw new AirlockError('RATE_LIMITED', `At most ${deps.userConcurrency} streamed or synchronous runs at once; use POST /v1/runs for more.`);
-    liveByUser.set(userId, n + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (liveByUser.get(userId) ?? 1) - 1;
-      if (left > 0) liveByUser.set(userId, left);
-      else liveByUser.delete(userId);
-    };
+    return deps.admission.admit(userId);
   }
 
   /** A stream/sync run: its first turn, with the caller's own token. A refused start fails the run. */
@@ -231,7 +239,7 @@ export function createRunService(deps: RunServiceDeps) {
   async function events(run: AgentRun): Promise<AgentEventV1[]> {
     const ledger: LedgerEvent[] = [];
     if (run.sessionId) for (const turnId of run.turnIds) ledger.push(...(await deps.ledger.readRun(run.sessionId, turnId)));
-    return durableEvents({ runId: run.id, sessionId: run.sessionId }, { createdAt: run.createdAt, text: run.text, userKey: run.userKey, metadata: run.metadata }, ledger);
+    return durableEvents({ runId: run.id, sessionId: run.sessionRef ?? run.sessionId }, { createdAt: run.createdAt, text: run.text, userKey: run.userKey, metadata: run.metadata }, ledger);
   }
 
   return { prepareTurn, admitLive, create, startLive, drive, executeBackground, cancel, events };

@@ -12,6 +12,7 @@ import { assertUserKey, canSee, v1Caller, type V1Caller } from './identity.ts';
 import type { V1Deps } from './deps.ts';
 import { isTerminal, runStatus, RUN_STATUSES, statusPairs } from './run-status.ts';
 import { EventsQuery, IdParams, ListQuery, parseRunRequest, parseWith } from './schemas.ts';
+import { resolveSession, sessionIdOf } from './sessions.ts';
 import { runWire, summarize } from './serialize.ts';
 import { roleAllows } from '../auth/index.ts';
 
@@ -50,16 +51,19 @@ export async function listPage(deps: V1Deps, caller: V1Caller, query: { limit: n
 export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.post('/runs', async (request, reply) => {
     const caller = v1Caller(request);
-    const input = parseRunRequest(request.body);
-    assertUserKey(caller, input.userKey);
+    const parsed = parseRunRequest(request.body);
+    assertUserKey(caller, parsed.userKey);
+    // An alias session_id names (or creates) the caller's conversation (issue 24, sessions.ts).
+    const input = await resolveSession(deps.pool, caller.userId, parsed);
     // Checked now, not when the job runs: the caller hears of a wrong session at once.
     if (input.sessionId && !(await getConversationForUser(deps.pool, { userId: caller.userId, id: input.sessionId }))) {
       throw new AirlockError('NOT_FOUND', 'This session does not exist.');
     }
     const run = await deps.runs.create(caller, input, 'background');
-    await deps.jobs().enqueueRun(run.id);
+    // Fair between users: the job's rank is how many of this user's runs wait before it.
+    await deps.jobs().enqueueRun(run.id, run.queuedAhead);
     reply.status(202);
-    return { run_id: run.id, status: 'queued', session_id: run.sessionId, created_at: run.createdAt.toISOString() };
+    return { run_id: run.id, status: 'queued', session_id: sessionIdOf(run), created_at: run.createdAt.toISOString() };
   });
 
   app.get('/runs', async (request) => {

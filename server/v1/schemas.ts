@@ -26,10 +26,17 @@ const ToolPolicySchema = z.discriminatedUnion('mode', [
 
 const Uuid = z.uuid();
 
+/** Seed 000's opaque ids (issue 24): 1-128 characters of [A-Za-z0-9._:-]. */
+export const OPAQUE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const OpaqueId = z.string().regex(OPAQUE_ID, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+
 export const CompletionRequest = z.object({
   messages: z.array(Message).min(1).max(200),
   stream: z.boolean().default(false),
-  session_id: Uuid.nullish(),
+  /** stream:true: `end` (default) follows the run through an approval pause to its end; `pause` ends the stream at the pause (issue 24). */
+  stream_until: z.enum(['end', 'pause']).default('end'),
+  /** A conversation id (a UUID), or the caller's own name for one (an alias, issue 24). */
+  session_id: OpaqueId.nullish(),
   user_key: z.string().max(200).nullish(),
   tool_policy: ToolPolicySchema.nullish(),
   metadata: z.record(z.string(), z.unknown()).default({}),
@@ -46,13 +53,18 @@ export interface RunRequest {
   text: string;
   /** The caller's system messages, joined (put before the agent's own). */
   system: string | null;
+  /** session_id when it is a UUID (a conversation id), lower-cased; else null until resolved (sessions.ts). */
   sessionId: string | null;
+  /** session_id when it is not a UUID: the caller's alias of a conversation, echoed as session_id. */
+  sessionRef: string | null;
   userKey: string | null;
   toolPolicy: ToolPolicy | null;
   metadata: Record<string, unknown>;
-  /** metadata.run_id: the caller's id for the run (a uuid), else one is generated. */
+  /** metadata.run_id: the caller's id for the run (an opaque string, issue 24), else a UUID is generated. */
   runId: string | null;
   stream: boolean;
+  /** stream:true: follow the run to its end (`end`) or stop at an approval pause (`pause`). */
+  streamUntil: 'end' | 'pause';
 }
 
 /** A VALIDATION_ERROR for one field, in this API's shape (`path: message`, details). */
@@ -87,17 +99,19 @@ export function parseRunRequest(body: unknown): RunRequest {
   if (!text) throw new AirlockError('VALIDATION_ERROR', 'messages must include a non-empty user message.');
   const system = r.messages.filter((m) => m.role === 'system').map((m) => textOf(m.content).trim()).filter(Boolean).join('\n\n') || null;
   const runId = r.metadata.run_id;
-  if (runId !== undefined && runId !== null && !Uuid.safeParse(runId).success) throw new AirlockError('VALIDATION_ERROR', 'metadata.run_id must be a UUID.');
+  if (runId !== undefined && runId !== null && (typeof runId !== 'string' || !OPAQUE_ID.test(runId))) throw invalid('metadata.run_id', 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
   const policy = r.tool_policy;
   return {
     text,
     system,
-    sessionId: r.session_id ?? null,
+    sessionId: r.session_id && Uuid.safeParse(r.session_id).success ? r.session_id.toLowerCase() : null,
+    sessionRef: r.session_id && !Uuid.safeParse(r.session_id).success ? r.session_id : null,
     userKey: r.user_key ?? null,
     toolPolicy: !policy ? null : policy.mode === 'none' ? { mode: 'none' } : { mode: 'allowlist', allowedTools: [...new Set(policy.allowed_tools)] },
     metadata: r.metadata,
     runId: (runId as string | undefined) ?? null,
     stream: r.stream,
+    streamUntil: r.stream_until,
   };
 }
 
@@ -111,7 +125,7 @@ export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   status: z.string().max(40).optional(),
   /** GET /runs: the run_id after which the page starts (the previous page's next_before). */
-  before: z.string().uuid().optional(),
+  before: OpaqueId.optional(),
 });
 
 export const EventsQuery = z.object({
@@ -119,9 +133,10 @@ export const EventsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-export const DecisionBody = z.object({ reason: z.string().max(2000).nullish() }).passthrough();
+/** Unknown fields are refused, never ignored: a decision must mean exactly what it says. */
+export const DecisionBody = z.strictObject({ reason: z.string().max(2000).nullish() });
 
-export const IdParams = z.object({ id: z.string().min(1).max(100) });
+export const IdParams = z.object({ id: z.string().min(1).max(128) });
 
 /** Parses with a zod schema; VALIDATION_ERROR on failure, and on NUL anywhere in what it keeps. */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {

@@ -8,12 +8,13 @@ import type { AgentEventV1 } from './agent-events.ts';
 import { userKeyOf } from './identity.ts';
 import { isTerminal, runStatus } from './run-status.ts';
 import { toolPolicyWire } from './schemas.ts';
+import { sessionIdOf } from './sessions.ts';
 
 export function runWire(run: AgentRun) {
   const status = runStatus(run);
   return {
     run_id: run.id,
-    session_id: run.sessionId,
+    session_id: sessionIdOf(run),
     status,
     mode: run.mode,
     user_key: run.userKey,

@@ -95,7 +95,7 @@ describe('background runs across a SIGKILL', () => {
     for (let i = 0; i < 2; i++) ids.push((await v1(i % 2 ? b.url : a.url, '/runs', { token, body: runBody(LONG) })).body.run_id);
     for (const id of ids) await waitForRun(a.url, token, id, (r) => r.status === 'completed', 60_000);
     const owners = await db.pool.query(
-      `SELECT DISTINCT split_part(r.owner, ':', 2) AS pid FROM agent_run_turns t JOIN runs r ON r.id = t.engine_run_id WHERE t.run_id = ANY($1::uuid[])`,
+      `SELECT DISTINCT split_part(r.owner, ':', 2) AS pid FROM agent_run_turns t JOIN runs r ON r.id = t.engine_run_id WHERE t.run_id = ANY($1::text[])`,
       [ids],
     );
     expect(owners.rows.map((r) => Number(r.pid)).sort()).toEqual([a.child.pid, b.child.pid].sort());

@@ -112,6 +112,12 @@ describe('approvals', () => {
     const pending = await v1(server.url, '/approvals?status=pending', { token: admin });
     expect(pending.body.approvals.map((a: any) => a.id)).toContain(approval.id);
 
+    // A decision with a field it does not know is refused, and decides nothing.
+    const unknown = await v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: { reason: 'ok', arguments: { version: '6.6.6' } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe('VALIDATION_ERROR');
+    expect((await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body.status).toBe('pending');
+
     const decided = await v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: { reason: 'operator approved in review UI' } });
     expect(decided.status).toBe(200);
     expect(decided.body).toMatchObject({ status: 'approved', approved: true, resolved_by: 'demo:admin', resolution_reason: 'operator approved in review UI' });

@@ -111,7 +111,7 @@ describe('GET /api/agent/v1/ready', () => {
   it('refuses anyone without the service token, in the v1 error shape', async () => {
     const none = await fetch(`${server.url}/api/agent/v1/ready`);
     expect(none.status).toBe(401);
-    expect(await none.json()).toEqual({ type: 'error', error: { code: 'UNAUTHORIZED', message: 'The service token is required (Authorization: Bearer).' } });
+    expect(await none.json()).toEqual({ type: 'error', error: { code: 'UNAUTHORIZED', message: 'The service token is required (Authorization: Bearer or X-FastReAct-Service-Token).' } });
     const user = await fetch(`${server.url}/api/agent/v1/ready`, { headers: { authorization: `Bearer ${await login(server.url, 'admin')}` } });
     expect(user.status).toBe(401);
   });

@@ -26,7 +26,7 @@ describe('parsePolicyText: good files', () => {
   });
   it('reads YAML without the policy key; missing sections are empty', () => {
     const rules = parsePolicyText('tool_rules:\n  deploy_service: deny\n', 'p.yaml');
-    expect(rules).toEqual({ tool_rules: { deploy_service: 'deny' }, tenant_rules: {}, user_rules: {} });
+    expect(rules).toEqual({ tool_rules: { deploy_service: 'deny' }, tenant_rules: {}, user_rules: {}, service_rules: {} });
   });
 });
 
@@ -36,6 +36,8 @@ const bad: Array<[string, string, number, RegExp]> = [
   ['unknown top-level key', 'default_action: allow\ntool_rule:\n  exec: deny\n', 2, /unknown key "tool_rule"/],
   ['unknown key next to policy', 'policy:\n  default_action: allow\nextra: 1\n', 3, /unknown key "extra" next to "policy"/],
   ['tenant entry without tools', 'tenant_rules:\n  pska:\n    tool:\n      exec: deny\n', 2, /tenant_rules\.pska\.tools: missing/],
+  ['unknown key in a service rule (issue 24)', 'service_rules:\n  pska-client:\n    user_key_only: true\n    any_user: true\n', 4, /unknown key "any_user" in service_rules\.pska-client/],
+  ['service rule user_key_only not a boolean', 'service_rules:\n  pska-client:\n    user_key_only: "yes"\n', 3, /service_rules\.pska-client\.user_key_only/],
   ['user key without tenant', 'user_rules:\n  operator:\n    tools:\n      exec: allow\n', 2, /user_rules\.operator: a user key is tenant:username/],
   ['bad default_action in JSON', '{\n  "policy": {\n    "default_action": "ask"\n  }\n}\n', 3, /default_action: expected one of/],
   ['YAML syntax', 'tool_rules:\n  exec: [deny\n', 3, /not valid YAML or JSON/],
@@ -76,5 +78,12 @@ describe('loadToolPolicy', () => {
     const policy = await loadToolPolicy(file);
     expect(policy.source).toBe(file);
     expect(policy.decide({ tenant: 'pska', username: 'x' }, 'exec').scope).toBe('tenant:pska');
+  });
+});
+
+describe('parsePolicyText: service_rules (issue 24, seed 000 PSKA call)', () => {
+  it('reads service_rules.<client_id>.user_key_only', () => {
+    const rules = parsePolicyText('policy:\n  service_rules:\n    pska-client:\n      user_key_only: true\n', 'p.yaml');
+    expect(rules.service_rules).toEqual({ 'pska-client': { user_key_only: true } });
   });
 });

@@ -85,7 +85,13 @@ describe('parseRunRequest', () => {
     });
     expect(r).toMatchObject({ text: 'second', system: 'A\n\nB', toolPolicy: { mode: 'allowlist', allowedTools: ['x', 'y'] }, runId: '00000000-0000-4000-8000-000000000001', stream: false });
   });
-  const bad: unknown[] = [null, {}, { messages: [] }, { messages: [{ role: 'user', content: '' }] }, { messages: [{ role: 'robot', content: 'x' }] }, { messages: [{ role: 'user', content: 'x' }], metadata: { run_id: 'abc' } }, { messages: [{ role: 'user', content: 'x' }], tool_policy: { mode: 'allowlist' } }];
+  const bad: unknown[] = [null, {}, { messages: [] }, { messages: [{ role: 'user', content: '' }] }, { messages: [{ role: 'robot', content: 'x' }] }, { messages: [{ role: 'user', content: 'x' }], metadata: { run_id: 'a b' } }, { messages: [{ role: 'user', content: 'x' }], metadata: { run_id: 'x'.repeat(129) } }, { messages: [{ role: 'user', content: 'x' }], session_id: 'a/b' }, { messages: [{ role: 'user', content: 'x' }], stream_until: 'forever' }, { messages: [{ role: 'user', content: 'x' }], tool_policy: { mode: 'allowlist' } }];
+  it('takes opaque ids (issue 24): run_id and session_id of [A-Za-z0-9._:-], 1-128', () => {
+    const r = parseRunRequest({ messages: [{ role: 'user', content: 'x' }], session_id: 'pska:s-1.a_b', metadata: { run_id: 'pska:run.1' } });
+    expect(r).toMatchObject({ runId: 'pska:run.1', sessionId: null, sessionRef: 'pska:s-1.a_b', streamUntil: 'end' });
+    const u = parseRunRequest({ messages: [{ role: 'user', content: 'x' }], session_id: '00000000-0000-4000-8000-00000000000A' });
+    expect(u).toMatchObject({ sessionId: '00000000-0000-4000-8000-00000000000a', sessionRef: null });
+  });
   for (const body of bad) {
     it(`refuses ${JSON.stringify(body)}`, () => expect(() => parseRunRequest(body)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' })));
   }

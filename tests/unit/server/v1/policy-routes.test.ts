@@ -28,10 +28,13 @@ describe('rulesVisibleTo', () => {
     tool_rules: { exec: 'deny' },
     tenant_rules: { demo: { tools: { a: 'allow' } }, acme: { tools: { a: 'deny' } } },
     user_rules: { 'demo:alice': { tools: { b: 'allow' } }, 'demo:bob': { tools: { b: 'deny' } }, 'acme:alice': { tools: { c: 'allow' } } },
+    service_rules: { 'pska-client': { user_key_only: true } },
   });
   it("a user sees the shared rules, their tenant's and their own, nobody else's", () => {
     expect(rulesVisibleTo(rules, alice)).toEqual({
       default_action: 'caution', tool_rules: { exec: 'deny' }, tenant_rules: { demo: { tools: { a: 'allow' } } }, user_rules: { 'demo:alice': { tools: { b: 'allow' } } },
+      // Which services may act by user_key alone is the operator's (issue 24).
+      service_rules: {},
     });
   });
   it('the service (no user) sees everything; no file is null', () => {
