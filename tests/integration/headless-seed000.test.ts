@@ -16,7 +16,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { serviceToken, v1, type V1Frame } from './headless-support.ts';
+import { parseSseBlock, serviceToken, v1, type V1Frame } from './headless-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -40,26 +40,7 @@ const pskaCall = (text: string, extra: Record<string, unknown> = {}) => ({
 
 /** Reads an SSE response frame by frame (the seed's `event:` + `data:`). */
 async function sse(res: Response): Promise<V1Frame[]> {
-  const frames: V1Frame[] = [];
-  const text = await res.text();
-  for (const block of text.split('\n\n')) {
-    let event = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-    }
-    if (!data.length) continue;
-    const raw = data.join('\n');
-    let parsed: unknown = raw;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      /* [DONE] */
-    }
-    frames.push({ event, data: parsed });
-  }
-  return frames;
+  return (await res.text()).split('\n\n').map(parseSseBlock).filter((f): f is V1Frame => f !== null);
 }
 
 const completions = (headers: Record<string, string>, body: unknown) =>

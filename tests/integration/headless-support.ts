@@ -30,6 +30,25 @@ export interface V1Frame {
   data: any;
 }
 
+/** One SSE block (`event:` + `data:` lines) as a frame, its data parsed as JSON when it is JSON; null for a comment. */
+export function parseSseBlock(block: string): V1Frame | null {
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event: ')) event = line.slice(7);
+    else if (line.startsWith('data: ')) data.push(line.slice(6));
+  }
+  if (!data.length) return null;
+  const raw = data.join('\n');
+  let parsed: any = raw;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    /* [DONE] */
+  }
+  return { event, data: parsed };
+}
+
 /** POSTs a streaming completion and reads every SSE frame until the server ends the stream. */
 export async function streamCompletion(base: string, token: string, body: Record<string, unknown>, onFrame?: (f: V1Frame) => void): Promise<{ status: number; contentType: string | null; frames: V1Frame[] }> {
   const res = await fetch(`${base}/api/agent/v1/chat/completions`, {
@@ -45,22 +64,8 @@ export async function streamCompletion(base: string, token: string, body: Record
     buffer += decoder.decode(chunk as Uint8Array, { stream: true });
     const blocks = buffer.split('\n\n');
     buffer = blocks.pop()!;
-    for (const block of blocks) {
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice(7);
-        else if (line.startsWith('data: ')) data.push(line.slice(6));
-      }
-      if (!data.length) continue;
-      const raw = data.join('\n');
-      let parsed: any = raw;
-      try {
-        parsed = JSON.parse(raw);
-      } catch {
-        /* [DONE] */
-      }
-      const frame = { event, data: parsed };
+    for (const frame of blocks.map(parseSseBlock)) {
+      if (!frame) continue;
       frames.push(frame);
       onFrame?.(frame);
     }
