@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     newPath.push(await time(async () => {
       const requestId = randomUUID();
       const runId = randomUUID();
-      await findRunByRequest(db.pool, { userId: user.id, requestId });
+      await findRunByRequest(db.pool, { userId: user.id, requestId, conversationId });
       await insertRun(db.pool, { id: runId, conversationId, userId: user.id, requestId, requestHash: 'h', owner: 'bench', leaseTtlS: 30 });
       await withTransaction(db.pool, async (tx) => {
         await appendMessage(tx, { conversationId, role: 'user', content: 'hi', metadata: {} });

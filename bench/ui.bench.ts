@@ -2,7 +2,7 @@
  * UI budgets (printed, not asserted): JS shipped for the chat page (gzip), time to interactive on
  * loopback, and frame times while 2,000 tokens stream in (long tasks over 50 ms).
  * Runs the built UI (`vite build` first if it is missing) in Debian's Chromium against
- * bench/ui-stream-server.ts. Writes bench/results/ui.json.
+ * bench/ui-stream-server.ts. Writes bench/results/ui.json. BENCH_UI_FILES=1 lists each file's gzip size.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -93,6 +93,10 @@ try {
   await page.waitForLoadState('networkidle');
   const raw = [...scripts.values()].reduce((n, b) => n + b.length, 0);
   const gzip = [...scripts.values()].reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0);
+  // Which files weigh most, for whoever has to bring the figure back under budget.
+  if (process.env.BENCH_UI_FILES) {
+    for (const [url, body] of [...scripts].sort((a, b) => b[1].length - a[1].length)) console.log(`  ${kb(gzipSync(body, { level: 9 }).length).padStart(10)}  ${new URL(url).pathname}`);
+  }
   await page.context().close();
 
   // 2. Time to interactive: navigation start -> the composer accepts input and the gateway is connected.

@@ -10,6 +10,7 @@ import { registerErrorHandler } from './error-handler.ts';
 import { loggerOptions } from './log-format.ts';
 import { serializeRequest } from './log-redact.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
+import { registerServerTiming } from './timing/fastify.ts';
 import { apiRoutes } from './api/index.ts';
 import { gatewayRoutes } from './gateway.ts';
 import { webRoutes } from './web/index.ts';
@@ -39,6 +40,7 @@ export async function buildApp({ config, roles, pool, databaseUrl, policy }: App
     genReqId: () => crypto.randomUUID(),
   });
   registerErrorHandler(app);
+  registerServerTiming(app);
   const markDrainedLast = closeConnectionsOnStop(app, config.shutdownGraceMs);
   await registerSecurityHeaders(app);
 

@@ -45,9 +45,15 @@ const EnvSchema = z.object({
   ATTACHMENT_PDF_MAX_MB: z.coerce.number().int().min(64).default(256),
   ATTACHMENT_PDF_WORKERS: z.coerce.number().int().positive().max(64).default(2),
   ATTACHMENT_PDF_MAX_PAGES: z.coerce.number().int().positive().default(500),
+  /** Time one PDF may take once its reader runs (ms); longer becomes a note. */
+  ATTACHMENT_PDF_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Pause between words of the offline model's answers. */
   OFFLINE_MODEL_DELAY_MS: z.coerce.number().int().min(0).default(25),
   APPROVAL_TIMEOUT_S: z.coerce.number().int().positive().default(300),
+  /** Approval webhooks (issue 26): a JSON list (a value starting with "[") or the path of a file holding it. */
+  APPROVAL_WEBHOOKS: z.string().optional(),
+  /** The first retry delay of a failed webhook delivery (ms); it doubles per attempt up to 300 times this (1 s -> 5 min). */
+  APPROVAL_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).default(1000),
   /** Unset: on for the embedded one-command start, off when DATABASE_URL names a real database. */
   DEMO_USERS: z.preprocess((v) => (v === '' ? undefined : v), bool.optional()),
   /**
@@ -75,6 +81,13 @@ const EnvSchema = z.object({
   UPLOAD_QUOTA_BYTES: z.coerce.number().int().positive().default(500 * 1024 * 1024),
   /** Uploads no message names are removed after this many days (0 keeps them forever). */
   UPLOAD_RETENTION_DAYS: z.coerce.number().min(0).default(30),
+  /** /chat files given by an http(s) URL are fetched (off: such a file is refused, naming this setting). */
+  FILE_URL_FETCH: bool.default(false),
+  /** Largest file fetched by URL (default UPLOAD_MAX_BYTES), and the whole fetch's time, redirects included. */
+  FILE_URL_MAX_BYTES: z.coerce.number().int().positive().optional(),
+  FILE_URL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** IPs/CIDRs a file URL may reach although private or loopback (an own file server; tests). Empty: none. */
+  FILE_URL_FETCH_ALLOW_CIDRS: z.string().default(''),
   /** /chat events one user may run at once, and hold queued + running. */
   CHAT_USER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   /** /chat events one process runs at once (the rest wait in the queue). A run mostly waits on the
@@ -129,6 +142,10 @@ export interface Config {
   model: { baseUrl: string | undefined; apiKey: string; name: string; timeoutMs: number; maxRetries: number; idleTimeoutMs: number };
   offlineModelDelayMs: number;
   approvalTimeoutS: number;
+  /** APPROVAL_WEBHOOKS as given (v1/webhooks/settings.ts reads it). */
+  approvalWebhooks: string | undefined;
+  /** APPROVAL_WEBHOOK_RETRY_MS: the webhook retry schedule's first delay. */
+  approvalWebhookRetryMs: number;
   demoUsers: boolean;
   /** Why demo users are on or off, said once at start. */
   demoUsersReason: string;
@@ -139,6 +156,8 @@ export interface Config {
   jwt: { issuer: string; userTokenTtlS: number; serviceTokenTtlS: number; sessionAccessTtlS: number; agentTokenTtlS: number };
   uploadMaxBytes: number;
   uploads: { requestMaxBytes: number; quotaBytes: number; retentionMs: number };
+  /** /chat files given by URL (issue 24 item 2). */
+  fileUrls: { fetch: boolean; maxBytes: number; timeoutMs: number; allowCidrs: string[] };
   chatPerUser: { concurrency: number; queueSize: number };
   /** /chat events running at once per process. */
   chatConcurrency: number;
@@ -153,7 +172,7 @@ export interface Config {
   events: { heartbeatMs: number; drainRetryAfterMs: number };
   jobs: { heartbeatS: number; superviseS: number; pollS: number; concurrency: number; retryLimit: number };
   keyEncryptionKey: string | undefined;
-  attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean; pdf: { maxMb: number; workers: number; maxPages: number } };
+  attachments: { maxBytesPerFile: number; maxBytesPerTurn: number; vision: boolean; pdf: { maxMb: number; workers: number; maxPages: number; timeoutMs: number } };
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
   /** The tool policy file (server/policy); unset: the built-in defaults alone. */
   policy: { file: string | undefined; tenantCacheS: number };
@@ -173,6 +192,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const badProxy = e.TRUST_PROXY.split(',').map((v) => v.trim()).filter((v) => v && !isIpOrCidr(v));
   if (badProxy.length > 0) throw new ConfigError(`Invalid configuration:\n  TRUST_PROXY: not an IP or CIDR: ${badProxy.join(', ')}`);
+  const fileUrlAllow = e.FILE_URL_FETCH_ALLOW_CIDRS.split(',').map((v) => v.trim()).filter(Boolean);
+  const badAllow = fileUrlAllow.filter((v) => !isIpOrCidr(v));
+  if (badAllow.length > 0) throw new ConfigError(`Invalid configuration:\n  FILE_URL_FETCH_ALLOW_CIDRS: not an IP or CIDR: ${badAllow.join(', ')}`);
   return {
     host: e.HOST,
     port: e.PORT,
@@ -191,6 +213,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     offlineModelDelayMs: e.OFFLINE_MODEL_DELAY_MS,
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
+    approvalWebhooks: e.APPROVAL_WEBHOOKS,
+    approvalWebhookRetryMs: e.APPROVAL_WEBHOOK_RETRY_MS,
     demoUsers: e.DEMO_USERS ?? e.DATABASE_URL === undefined,
     demoUsersReason: demoUsersReason(e.DEMO_USERS, e.DATABASE_URL !== undefined),
     trustProxy: e.TRUST_PROXY.split(',').map((v) => v.trim()).filter(Boolean),
@@ -208,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       quotaBytes: e.UPLOAD_QUOTA_BYTES,
       retentionMs: e.UPLOAD_RETENTION_DAYS * 86_400_000,
     },
+    fileUrls: { fetch: e.FILE_URL_FETCH, maxBytes: e.FILE_URL_MAX_BYTES ?? e.UPLOAD_MAX_BYTES, timeoutMs: e.FILE_URL_TIMEOUT_MS, allowCidrs: fileUrlAllow },
     chatPerUser: { concurrency: e.CHAT_USER_CONCURRENCY, queueSize: e.CHAT_USER_QUEUE },
     chatConcurrency: e.CHAT_CONCURRENCY,
     callStreamMaxBytes: e.CALL_STREAM_MAX_BYTES,
@@ -222,7 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBytesPerFile: e.ATTACHMENT_MAX_BYTES_PER_FILE,
       maxBytesPerTurn: e.ATTACHMENT_MAX_BYTES_PER_TURN,
       vision: e.OPENAI_VISION,
-      pdf: { maxMb: e.ATTACHMENT_PDF_MAX_MB, workers: e.ATTACHMENT_PDF_WORKERS, maxPages: e.ATTACHMENT_PDF_MAX_PAGES },
+      pdf: { maxMb: e.ATTACHMENT_PDF_MAX_MB, workers: e.ATTACHMENT_PDF_WORKERS, maxPages: e.ATTACHMENT_PDF_MAX_PAGES, timeoutMs: e.ATTACHMENT_PDF_TIMEOUT_MS },
     },
     tools: {
       file: e.TOOLS_FILE ? resolve(e.TOOLS_FILE) : undefined,

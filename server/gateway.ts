@@ -2,22 +2,31 @@
  * The gateway role: `/chat` on the Gradio server at `/api/agent/gradio`, backed by the LangGraph
  * agent (checkpoints in PostgreSQL) and, when no model endpoint is configured, the offline model.
  * The only place that joins gradio/ and agent/.
+ *
+ * Phases, in this order (hooks run in the order they are added, so the order is behaviour):
+ *   1. agent       the policy file, the model, the checkpointer, the tool sources, the runtime
+ *   2. control     /api/agent/v1 policy and ops routes, /api/agent/info
+ *   3. engine      uploads, the ledger, the headless API, liveness, the engine and its recovery sweep
+ *   4. transports  the v1 routes, ledger events, AG-UI and Gradio /chat over the one engine
+ *   5. drain       the engine's drain, after every transport's
+ *   6. owed        resumes of decided approvals, after listen
  * @module
  */
 import { join } from 'node:path';
-import type { FastifyPluginAsync } from 'fastify';
-import { ALL_TOOLS, createAgentRuntime } from './agent/index.ts';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { createAgentRuntime, defaultActions, toolPrefixes, type AgentRuntime, type ToolSource } from './agent/index.ts';
 import { createUserTokenVerifier, keyCipherFor } from './auth/index.ts';
 import type { Config } from './config.ts';
 import type { Pool } from './db/index.ts';
 import { isFileReferenced } from './db/messages.ts';
 import { agUiRoutes } from './ag-ui/index.ts';
-import { createHeadless, V1_PREFIX } from './v1/index.ts';
-import { createEngine, PgLedger, ProcessLiveness } from './engine/index.ts';
+import { createHeadless, loadWebhooks, V1_PREFIX } from './v1/index.ts';
+import { createEngine, PgLedger, ProcessLiveness, type Engine } from './engine/index.ts';
 import { AirlockError } from './errors.ts';
 import { eventRoutes } from './events/index.ts';
 import { insertAudit } from './db/audit.ts';
-import { cachedTenantLookup, catalogDefault, loadToolPolicy, unknownRuleTools, type ToolAction, type PolicyFile } from './policy/index.ts';
+import { useMatchingGrant } from './db/grants.ts';
+import { cachedTenantLookup, loadToolPolicy, unknownRuleTools, type PolicyFile } from './policy/index.ts';
 import { createServiceTokenVerifier } from './auth/index.ts';
 import { opsRoutes } from './v1/ops-routes.ts';
 import { policyRoutes } from './v1/policy-routes.ts';
@@ -28,10 +37,11 @@ import { guardChatErrors } from './chat/chat-error.ts';
 import { forGradioClients } from './chat/gradio-view.ts';
 import { createChatHandler } from './chat/chat-handler.ts';
 import { sessionConversations } from './chat/session-continuity.ts';
+import { fileUrlResolver } from './chat/file-urls.ts';
 import { createCheckpointer } from './agent/checkpointer.ts';
-import { gradioLogin } from './chat/gradio-login.ts';
+import { gradioLogin } from './api/auth/gradio-login.ts';
 import { chatOwnerKey, createChatAuthenticator } from './chat/identity.ts';
-import { startMcpTools } from './agent/mcp/start.ts';
+import { startToolSources } from './agent/tool-sources.ts';
 import { PendingWrites } from './engine/pending-writes.ts';
 import { resumeOwedApprovals } from './approvals/recovery.ts';
 import { startOfflineModelServer } from './agent/offline-model/server.ts';
@@ -47,7 +57,25 @@ export interface GatewayOptions {
 
 export const GRADIO_MOUNT = '/api/agent/gradio';
 
-export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { config, pool, databaseUrl, apiUrl, ...options }) => {
+export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, options) => {
+  const started = await startAgent(app, options);
+  await controlRoutes(app, options, started);
+  const core = await startEngine(app, options, started);
+  await mountTransports(app, options, core);
+  // After every transport's drain (the preClose of a plugin registered after them runs last), and
+  // before the server waits on its connections: runs still going (a headless completion, a
+  // background run) may end by themselves within what is left of the grace; then the rest are
+  // stopped and commit their end, so the streams following them end too instead of holding the stop.
+  await app.register(async (last) => last.addHook('preClose', async () => core.engine.drain(core.drainDeadline())));
+  resumeOwedAfterListen(app, options, started.agent, core.engine);
+};
+
+type Verifiers = { verifyUser: ReturnType<typeof createUserTokenVerifier>; verifyService: ReturnType<typeof createServiceTokenVerifier> };
+type ModelInfo = { name: string; baseUrl: string; apiKey: string; offline: boolean };
+type Started = { agent: AgentRuntime; sources: ToolSource[]; policy: PolicyFile; pendingWrites: PendingWrites; verifiers: Verifiers; model: ModelInfo };
+
+/** Phase 1: the policy, the model, the checkpointer, the tool sources and the agent runtime. */
+async function startAgent(app: FastifyInstance, { config, pool, databaseUrl, apiUrl, ...options }: GatewayOptions): Promise<Started> {
   // First, before anything starts: a bad policy file stops the start (PolicyFileError names the line).
   const policy = options.policy ?? (await loadToolPolicy(config.policy.file));
   const offline = config.model.baseUrl === undefined;
@@ -60,41 +88,38 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await checkpointer.end();
   });
 
-  const verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
-  const mcp = await startMcpTools(app, { config, pool, verifyUser: verifiers.verifyUser });
+  const verifiers: Verifiers = { verifyUser: createUserTokenVerifier({ pool, config }), verifyService: createServiceTokenVerifier({ pool, config }) };
+  const sources = await startToolSources(app, { config, pool, verifyUser: verifiers.verifyUser });
   const agent = await createAgentRuntime({
     policy,
     tenantOf: cachedTenantLookup(pool, config.policy.tenantCacheS),
     audit: (entry) => insertAudit(pool, entry),
-    builtinTools: config.tools.builtin,
-    mcp,
-    mcpTopN: config.tools.mcpTopN,
+    grants: (call) => useMatchingGrant(pool, { ...call, now: new Date() }),
+    sources,
+    offerTopN: config.tools.mcpTopN,
     model: { ...config.model, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl! },
     apiUrl,
     serviceCredentials: { clientId: config.service.clientId, clientSecret: config.service.clientSecret },
     checkpointer,
   });
+  const model: ModelInfo = { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline };
+  return { agent, sources, policy, pendingWrites, verifiers, model };
+}
 
-  // The control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own).
-  const agentTools = config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [];
-  const builtinDefaults = () => new Map<string, ToolAction>([...agentTools.map((n) => [n, catalogDefault(n)!] as const), ...mcp.builtinActions()]);
-  // A misspelt rule denies nothing: say so at start (the tools of MCP servers still down count as known by prefix).
-  const unknownTools = unknownRuleTools(policy.rules, new Set(builtinDefaults().keys()), mcp.toolPrefixes());
+/** Phase 2: the control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own). */
+async function controlRoutes(app: FastifyInstance, { config, pool }: GatewayOptions, started: Started) {
+  const { policy, sources, model, verifiers } = started;
+  const builtinDefaults = () => defaultActions(sources);
+  // A misspelt rule denies nothing: say so at start (the tools of sources not up yet count as known by prefix).
+  const unknownTools = unknownRuleTools(policy.rules, new Set(builtinDefaults().keys()), toolPrefixes(sources));
   if (unknownTools.length > 0) app.log.warn({ tools: unknownTools, file: policy.source }, 'the policy file names tools the agent does not have (a typo?)');
-  await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults, mcpPrefixes: () => mcp.toolPrefixes() });
-  await app.register(opsRoutes, {
-    prefix: '/api/agent/v1', pool, verifiers,
-    model: { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline },
-    toolNames: () => ({ builtin: agentTools, mcp: [...mcp.builtinActions().keys()].sort() }),
-    mcpStatus: () => mcp.status(),
-  });
+  await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults, toolPrefixes: () => toolPrefixes(sources) });
+  await app.register(opsRoutes, { prefix: '/api/agent/v1', pool, verifiers, model, toolSources: sources });
+  app.get('/api/agent/info', async () => ({ model: config.model.name, offline_model: model.offline, approval_timeout_s: config.approvalTimeoutS }));
+}
 
-  app.get('/api/agent/info', async () => ({
-    model: config.model.name,
-    offline_model: offline,
-    approval_timeout_s: config.approvalTimeoutS,
-  }));
-
+/** Phase 3: uploads, the ledger, the headless API, this process's liveness, the engine and its recovery. */
+async function startEngine(app: FastifyInstance, { config, pool, databaseUrl }: GatewayOptions, { agent, policy, pendingWrites, sources }: Started) {
   const uploadDir = join(config.dataDir, 'uploads');
   // Several replicas: uploads live in PostgreSQL (each replica keeps a local copy to serve from).
   const uploadLimits = { requestMaxBytes: config.uploads.requestMaxBytes, quotaBytes: config.uploads.quotaBytes };
@@ -102,7 +127,8 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
   const verifyUser = createUserTokenVerifier({ pool, config });
   const ledger = new PgLedger(pool);
   // The headless API (/api/agent/v1, issue 11): a second transport over the same engine.
-  const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log, serviceRules: policy.rules?.service_rules });
+  const headless = createHeadless({ config, pool, databaseUrl, ledger, log: app.log, serviceRules: policy.rules?.service_rules, webhooks: await loadWebhooks(config.approvalWebhooks),
+    decide: (subject, tool, args) => policy.decide(subject, tool, defaultActions(sources).get(tool), args) });
   // This process's pulse (engine/liveness.ts): its runs and leases carry its owner, so a killed
   // process frees its conversations at once. Losing the pulse ends this process's runs first.
   const liveness = await ProcessLiveness.start({ pool, heartbeatMs: (config.leaseTtlS * 1000) / 3, log: app.log });
@@ -136,8 +162,15 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     await liveness.stop();
     await ledger.close();
   });
+  return { engine, ledger, headless, uploads, uploadDir, verifyUser, drainDeadline: () => drainDeadline };
+}
+
+type Core = Awaited<ReturnType<typeof startEngine>>;
+
+/** Phase 4: every transport over the one engine. */
+async function mountTransports(app: FastifyInstance, { config, pool }: GatewayOptions, { engine, ledger, headless, uploads, uploadDir, verifyUser }: Core) {
   // Gradio session continuity (issue 24 item 2): a session's calls without conversation_id share one.
-  const handler = createChatHandler({ engine, sessions: sessionConversations(pool) });
+  const handler = createChatHandler({ engine, sessions: sessionConversations(pool), fileUrls: fileUrlResolver(config.fileUrls, uploads) });
   // Several replicas: the Gradio queue's sessions live in PostgreSQL, so join, stream, cancel and
   // heartbeat may each land on a different replica. One process keeps the in-memory bus (latency).
   // A dead replica's events end with a retryable error the UI names (SERVICE_UNAVAILABLE).
@@ -187,14 +220,10 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     drainMs: config.shutdownGraceMs,
     bus,
   });
+}
 
-  // After every transport's drain (the preClose of a plugin registered after them runs last), and
-  // before the server waits on its connections: runs still going (a headless completion, a
-  // background run) may end by themselves within what is left of the grace; then the rest are
-  // stopped and commit their end, so the streams following them end too instead of holding the stop.
-  await app.register(async (last) => last.addHook('preClose', async () => engine.drain(drainDeadline)));
-
-  // After listen: a recovered resume calls the tools through the api, which may be this process.
+/** Phase 6: resumes owed by decided approvals, after listen (a recovered resume calls the tools through the api, which may be this process). */
+function resumeOwedAfterListen(app: FastifyInstance, { config, pool }: GatewayOptions, agent: AgentRuntime, engine: Engine): void {
   const recovery = new AbortController();
   app.addHook('preClose', async () => recovery.abort());
   let resuming: Promise<unknown> | null = null;
@@ -217,4 +246,4 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, { c
     timer.unref();
     recovery.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
   });
-};
+}

@@ -15,6 +15,7 @@ import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase
 import { livePeers } from './db/processes.ts';
 import { loadToolPolicy } from './policy/index.ts';
 import { describeStartFailure, type StartContext } from './start-failure.ts';
+import { startTelemetry, stopTelemetry } from './telemetry/index.ts';
 
 function parseRoles(argv: string[]): Role[] {
   const { values } = parseArgs({ args: argv, options: { role: { type: 'string', multiple: true } } });
@@ -74,6 +75,8 @@ async function main(opened: Opened): Promise<void> {
   if (pool) await runMigrations(pool);
   if (pool && roles.includes('gateway') && !config.replicas) await assertNoLivePeer(pool, config.leaseTtlS);
 
+  // Traces only with OTEL_EXPORTER_OTLP_ENDPOINT set: the SDK is not even loaded otherwise.
+  await startTelemetry(process.env);
   const app = await buildApp({ config, roles, pool, databaseUrl, policy });
   await app.listen({ host: config.host, port: config.port });
   const url = config.publicUrl ?? localUrl(app);
@@ -90,6 +93,7 @@ async function main(opened: Opened): Promise<void> {
     force.unref();
     try {
       await app.close(); // stops accepting, ends open streams with a terminal message (preClose hooks)
+      await stopTelemetry().catch((error) => app.log.warn({ err: error }, 'exporting the last spans failed'));
       await pool?.end();
       await opened.embedded?.stop();
       process.exit(0);

@@ -47,6 +47,8 @@ export async function registerSecurityHeaders(app: FastifyInstance): Promise<voi
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.raw.setHeader('permissions-policy', PERMISSIONS_POLICY);
+    // A decision link's page (issue 26): its token never leaves in a Referer.
+    if (request.url.startsWith('/approve/')) reply.raw.setHeader('referrer-policy', 'no-referrer');
     if (wantsHsts(request.protocol)) reply.raw.setHeader('strict-transport-security', HSTS_VALUE);
   });
 }

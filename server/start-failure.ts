@@ -13,7 +13,7 @@ export interface StartContext {
 
 const PG_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOENT']);
 const PG_AUTH = new Set(['28P01', '28000']);
-const KNOWN_NAMES = new Set(['ConfigError', 'DataDirInUseError', 'KeyCipherError', 'PolicyFileError']);
+const KNOWN_NAMES = new Set(['ConfigError', 'DataDirInUseError', 'KeyCipherError', 'PolicyFileError', 'WebhookSettingsError']);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

@@ -4,7 +4,9 @@
  * engine turn per entry (the /chat confirm path: per approval_id, exactly once).
  *
  *   resume {status: resolved, payload: {approved: true}}            -> confirm
- *   resume {status: resolved, payload: {approved: false, reason?}}  -> deny
+ *   resume {status: resolved, payload: {approved: true, grant: {ttl_s, match?, scope?}}}
+ *                                                                    -> confirm, and a standing grant (issue 27)
+ *   resume {status: resolved, payload: {approved: false, reason?}}  -> deny (the reason is told to the model)
  *   resume {status: cancelled}                                      -> deny
  *
  * The AG-UI runId is the engine's request_id (of the last turn): a retry of the same run replays
@@ -19,6 +21,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
 import type { TurnInput } from '../engine/index.ts';
 import { AirlockError } from '../errors.ts';
+import { GrantRequestSchema, type GrantRequest } from '../../src/lib/wire/chat-metadata.ts';
 
 /** The AG-UI run route (routes.ts); also the origin of a resume's decisions in their audit rows. */
 export const AG_UI_PATH = '/api/agent/ag-ui';
@@ -37,7 +40,10 @@ export const AgUiRunInput = RunAgentInputSchema.extend({
 });
 export type AgUiRunInput = z.infer<typeof AgUiRunInput>;
 
-const ApprovalAnswer = z.strictObject({ approved: z.boolean('payload.approved must be true or false'), reason: z.string().max(1000).optional() });
+const ApprovalAnswer = z.union([
+  z.strictObject({ approved: z.literal(true), grant: GrantRequestSchema.optional() }),
+  z.strictObject({ approved: z.literal(false), reason: z.string().max(1000).optional() }),
+]);
 const InterruptId = z.uuid('interruptId must be an interrupt id from this thread (a UUID)');
 
 const invalid = (message: string) => new AirlockError('VALIDATION_ERROR', message);
@@ -47,6 +53,10 @@ export interface Decision {
   action: 'confirm' | 'deny';
   /** The entry asked to go ahead (resolved), as opposed to cancelling the interrupt. */
   resolved: boolean;
+  /** A deny's reason, told to the model. */
+  note?: string;
+  /** A confirm's standing grant. */
+  grant?: GrantRequest;
 }
 
 /** The decisions of a `resume` array, in order; throws VALIDATION_ERROR for a malformed one. */
@@ -59,8 +69,10 @@ export function decisionsOf(resume: NonNullable<AgUiRunInput['resume']>): Decisi
     seen.add(id.data);
     if (entry.status === 'cancelled') return { approvalId: id.data, action: 'deny', resolved: false };
     const answer = ApprovalAnswer.safeParse(entry.payload);
-    if (!answer.success) throw invalid(`resume[${i}].payload: expected {"approved": true} or {"approved": false, "reason": "…"}`);
-    return { approvalId: id.data, action: answer.data.approved ? 'confirm' : 'deny', resolved: true };
+    if (!answer.success) throw invalid(`resume[${i}].payload: expected {"approved": true, "grant"?: {"ttl_s": …}} or {"approved": false, "reason": "…"}`);
+    const a = answer.data;
+    if (a.approved) return { approvalId: id.data, action: 'confirm', resolved: true, ...(a.grant ? { grant: a.grant } : {}) };
+    return { approvalId: id.data, action: 'deny', resolved: true, ...(a.reason?.trim() ? { note: a.reason.trim() } : {}) };
   });
 }
 
@@ -91,7 +103,7 @@ export function requestOf(input: AgUiRunInput): RunRequest {
  */
 export function turnsOf(input: AgUiRunInput, request: RunRequest, conversationId: string): TurnInput[] {
   // origin: a resume's decisions (or a message superseding them) are audited as made here.
-  const base = { files: [], conversationId, origin: { method: 'POST', path: AG_UI_PATH } };
+  const base = { files: [], conversationId, origin: { method: 'POST', path: AG_UI_PATH, channel: 'ag-ui' as const } };
   if (!request.message) {
     const { decisions } = request;
     return decisions.map((d, i): TurnInput => ({
@@ -99,6 +111,8 @@ export function turnsOf(input: AgUiRunInput, request: RunRequest, conversationId
       text: '',
       action: d.action,
       approvalId: d.approvalId,
+      ...(d.note ? { decisionNote: d.note } : {}),
+      ...(d.grant ? { grant: d.grant } : {}),
       requestId: i === decisions.length - 1 ? input.runId : `${input.runId}#${i + 1}`,
     }));
   }

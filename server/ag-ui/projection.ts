@@ -32,7 +32,12 @@ export interface Frame {
 /** What a resume payload must look like (the Interrupt's responseSchema). */
 export const APPROVAL_RESPONSE_SCHEMA = {
   type: 'object',
-  properties: { approved: { type: 'boolean' }, reason: { type: 'string' } },
+  // grant (issue 27): with approved: true, {ttl_s, match?, scope?} also makes a standing grant (interrupt metadata.grantable says whether one may).
+  properties: {
+    approved: { type: 'boolean' },
+    reason: { type: 'string' },
+    grant: { type: 'object', properties: { ttl_s: { type: 'integer' }, match: { type: 'object' }, scope: { enum: ['user', 'tenant'] } }, required: ['ttl_s'], additionalProperties: false },
+  },
   required: ['approved'],
   additionalProperties: false,
 } as const;
@@ -44,6 +49,11 @@ export const toolResultMessageId = (toolCallId: string): string => `${toolCallId
 export const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
 
 /** An approval as AG-UI's Interrupt: the id a resume entry answers is the approval id. */
+/** An `approval.approved` as clients see it (AG-UI CUSTOM value, Gradio confirm_progress). */
+export function progressValue(p: Payload<'approval.approved'>) {
+  return { approval_id: p.approval_id, by: p.by, approved_count: p.approved_count, approvals_required: p.approvals_required };
+}
+
 export function toInterrupt(p: Payload<'approval.requested'>): Interrupt {
   return {
     id: p.approval_id,
@@ -52,7 +62,7 @@ export function toInterrupt(p: Payload<'approval.requested'>): Interrupt {
     ...(p.tool_call_id ? { toolCallId: p.tool_call_id } : {}),
     responseSchema: APPROVAL_RESPONSE_SCHEMA,
     expiresAt: p.expires_at,
-    metadata: { tool: p.tool, input: p.input, timeout_s: p.timeout_s },
+    metadata: { tool: p.tool, input: p.input, timeout_s: p.timeout_s, preview: p.preview ?? null, labels: p.labels ?? {}, grantable: p.grantable ?? null, ...(p.replaces ? { replaces: p.replaces } : {}) },
   };
 }
 
@@ -147,6 +157,10 @@ export class AgUiProjection {
       }
       case 'run.finished':
         return [...this.#closeText(), this.#finished(event.payload)];
+      case 'approval.approved':
+        // One approver of several approved (issue 26): AG-UI has no word for it, so a CUSTOM event
+        // named as the Gradio wire's; the interrupt stays open.
+        return [{ event: { type: EventType.CUSTOM, name: 'confirm_progress', value: progressValue(event.payload) } as BaseEvent }];
       case 'approval.resolved':
         // It expired between the adapter's check and the decision: AG-UI says a stale resume is a RunError.
         if (event.payload.result === 'expired' && this.#answering.has(event.payload.approval_id)) this.#stale = event.payload.approval_id;

@@ -19,7 +19,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { bearerUser, openSseResponse, parseInput, sseComment, writeNow, type UserAdmission, type VerifyUser } from '../http/index.ts';
 import { findRunByRequest } from '../db/runs.ts';
 import type { Pool } from '../db/index.ts';
-import { toTurnError, type Engine, type Ledger, type RunHandle } from '../engine/index.ts';
+import { toTurnError, type Engine, type Ledger, type TurnHandle } from '../engine/index.ts';
 import { AirlockError, ERROR_CODES, isErrorCode } from '../errors.ts';
 import { AG_UI_PATH, AgUiRunInput, lastEventId, requestOf, turnsOf } from './input.ts';
 import { AgUiProjection, errorFrame, type Frame } from './projection.ts';
@@ -41,7 +41,7 @@ export interface AgUiRoutesOptions {
 }
 
 /** Follows an earlier turn of a multi-entry resume to its end; a failure ends the request. */
-async function settle(run: RunHandle): Promise<Frame | null> {
+async function settle(run: TurnHandle): Promise<Frame | null> {
   for await (const e of run.events()) {
     if (e.kind === 'run.finished' && e.payload.status === 'failed') {
       const code = isErrorCode(e.payload.error_code) ? e.payload.error_code : 'INTERNAL';
@@ -76,8 +76,8 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
 
     if (resumeFrom !== null) {
       const conversationId = await ownThread(pool, { userId: user.userId, threadId: input.threadId });
-      const run = await findRunByRequest(pool, { userId: user.userId, requestId: input.runId });
-      if (!run || run.conversationId !== conversationId) throw new AirlockError('NOT_FOUND', 'No such run in this thread.');
+      const run = await findRunByRequest(pool, { userId: user.userId, requestId: input.runId, conversationId });
+      if (!run) throw new AirlockError('NOT_FOUND', 'No such run in this thread.');
       return stream(reply, reconnectFrames(options, view(run.id), run));
     }
 
@@ -93,7 +93,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     // Admission (issue 30 item 4): the slot is held until the run ends in this process, not until
     // its client leaves (the run goes on without it).
     const release = options.admission.admit(user.userId);
-    let run: RunHandle | undefined;
+    let run: TurnHandle | undefined;
     try {
       for (const [i, turn] of turns.entries()) {
         run = await engine.submit(turn, user);

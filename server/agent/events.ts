@@ -6,6 +6,7 @@
 import { isGraphInterrupt } from '@langchain/langgraph';
 import { isAirlockError, isErrorCode } from '../errors.ts';
 import type { AgentEvent } from './types.ts';
+import type { GrantUse } from './tools/context.ts';
 
 /** What the mapping remembers within one run (mutated by `toAgentEvents`). */
 export interface MappingState {
@@ -25,10 +26,12 @@ export interface MappingState {
   resumedCalls: ReadonlySet<string>;
   /** True once the graph reported an interrupt. */
   interrupted: boolean;
+  /** Calls that ran under a grant, without a card (the tool fills it, agent/tools/define.ts). */
+  granted: ReadonlyMap<string, GrantUse>;
 }
 
-export function createMappingState(approvalTools: Iterable<string>, resumedCalls: Iterable<string> = []): MappingState {
-  return { starts: new Map(), heldStarts: new Map(), approvalTools: new Set(approvalTools), resumedCalls: new Set(resumedCalls), interrupted: false };
+export function createMappingState(approvalTools: Iterable<string>, resumedCalls: Iterable<string> = [], granted: ReadonlyMap<string, GrantUse> = new Map()): MappingState {
+  return { starts: new Map(), heldStarts: new Map(), approvalTools: new Set(approvalTools), resumedCalls: new Set(resumedCalls), interrupted: false, granted };
 }
 
 type Obj = Record<string, unknown>;
@@ -79,7 +82,11 @@ function mapTools(chunk: Obj, state: MappingState, now: number): AgentEvent[] {
   const release = (): AgentEvent[] => {
     const held = state.heldStarts.get(toolCallId);
     state.heldStarts.delete(toolCallId);
-    return held ? [{ ...held, finished: true }] : [];
+    return held ? [{ ...held, finished: true, ...grant() }] : [];
+  };
+  const grant = () => {
+    const use = state.granted.get(toolCallId);
+    return use ? { grant: use } : {};
   };
   switch (chunk.event) {
     case 'on_tool_start': {
@@ -104,7 +111,7 @@ function mapTools(chunk: Obj, state: MappingState, now: number): AgentEvent[] {
       // An MCP tool keeps its whole result for the card in the artifact (the model may read a cut).
       const artifact = isObj(out) && isObj(out.artifact) && 'output' in out.artifact ? out.artifact : undefined;
       const output = artifact ? artifact.output : isObj(out) && messageType(out) === 'tool' ? parseJson(contentText(out.content)) : out;
-      return [...release(), { type: 'tool_end', tool, output, toolCallId, durationMs: Math.max(0, now - started) }];
+      return [...release(), { type: 'tool_end', tool, output, toolCallId, durationMs: Math.max(0, now - started), ...grant() }];
     }
     case 'on_tool_error': {
       // A pause is not a failure: the tool will run again on resume.

@@ -1,5 +1,6 @@
 /**
- * The agent graph: createAgent (langchain v1, graph version v2) over ChatOpenAI and the backend tools.
+ * The agent graph: createAgent (langchain v1, graph version v2) over ChatOpenAI and the tools of its
+ * sources (tool-source.ts).
  *
  * Shape:
  *   START -> model_request -> (tool calls?) -> tools -> model_request -> ... -> END
@@ -9,13 +10,14 @@
  *   interrupt(); each paused call is its own interrupt, resumed by id.
  * @module
  */
-import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { createAgentMiddleware } from './middleware.ts';
 import { createChatModel, type ModelSettings } from './model.ts';
-import type { Embedder, ToolInfo } from './select-tools.ts';
-import { ALL_TOOLS } from './tools/index.ts';
+import type { Embedder } from './select-tools.ts';
+import { sourceTools } from './source-tools.ts';
+import type { ToolSource } from './tool-source.ts';
+import { builtinToolSource } from './tools/source.ts';
 
 export const SYSTEM_PROMPT = [
   'You are Airlock, an operations assistant for a platform team.',
@@ -33,27 +35,25 @@ export interface AgentGraphOptions {
   checkpointer: BaseCheckpointSaver;
   embed?: Embedder;
   prefetchAvailable?: boolean;
-  /** The built-in operations tools (BUILTIN_TOOLS). Default true. */
-  builtinTools?: boolean;
-  /** External (MCP) tools the graph can execute, and those the model may be offered now. */
-  externalTools?: StructuredToolInterface[];
-  offeredExternal?: () => ToolInfo[];
-  externalTopN?: number;
+  /** Where the tools come from (tool-source.ts). Default: the built-in tools alone. */
+  sources?: readonly ToolSource[];
+  /** How many `ranked` tools (select-external.ts) a request is offered at most. */
+  offerTopN?: number;
 }
 
 /** Builds the compiled agent graph. */
 export function createAgentGraph(options: AgentGraphOptions) {
-  const builtin = options.builtinTools === false ? [] : ALL_TOOLS;
-  const catalog = builtin.map((t) => ({ name: t.name, description: t.description }));
+  const sources = options.sources ?? [builtinToolSource()];
   const agent = createAgent({
     model: createChatModel(options.model),
     // Every tool stays executable, so a resumed run can run a paused call whatever was offered since.
-    tools: [...builtin, ...(options.externalTools ?? [])],
+    tools: sourceTools(sources),
     systemPrompt: SYSTEM_PROMPT,
     checkpointer: options.checkpointer,
     middleware: [
       createAgentMiddleware({
-        catalog, embed: options.embed, prefetchAvailable: options.prefetchAvailable, external: options.offeredExternal, externalTopN: options.externalTopN,
+        offered: (user) => sources.flatMap((s) => s.list(user)), embed: options.embed, prefetchAvailable: options.prefetchAvailable, offerTopN: options.offerTopN,
+        model: { name: options.model.name, baseUrl: options.model.baseUrl },
       }),
     ],
   });

@@ -10,10 +10,12 @@ import { getConfig, isGraphInterrupt } from '@langchain/langgraph';
 import { z } from 'zod';
 import { createMiddleware } from 'langchain';
 import { AirlockError, isAirlockError } from '../errors.ts';
+import { chatResponse, chatSpan } from '../telemetry/spans.ts';
 import { contentText } from './events.ts';
 import { rankExternalTools } from './select-external.ts';
 import { getToolsForQuery, selectionQuery, type Embedder, type ToolInfo, type Turn } from './select-tools.ts';
-import { policyRefusal, toolAllowed } from './tool-policy.ts';
+import { runAllowsTool, runToolRefusal } from './run-tool-allowlist.ts';
+import { NO_USER, type ToolSelection, type ToolUser } from './tool-source.ts';
 import { CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
 
 /** The run's context (tools/context.ts) from the middleware's runtime, else the ambient config. */
@@ -61,37 +63,64 @@ function isAbort(error: unknown): boolean {
 }
 
 export interface AgentMiddlewareOptions {
-  catalog: ToolInfo[];
+  /** The tools the sources offer this user now: `rules` ones go through seed 003's keyword table,
+   * `ranked` ones are always candidates, the best `offerTopN` offered. */
+  offered: (user: ToolUser) => Array<ToolInfo & { selection: ToolSelection }>;
   embed?: Embedder;
   prefetchAvailable?: boolean;
-  /** External (MCP) tools that may be offered now: always candidates, the best `externalTopN` offered. */
-  external?: () => ToolInfo[];
-  externalTopN?: number;
+  offerTopN?: number;
+  /** The model's name and endpoint (the `chat <model>` span, server/telemetry). */
+  model: { name: string; baseUrl?: string };
 }
+
+/** What a model answer says about itself, for its span: LangChain's usage_metadata and response_metadata. */
+function answerFacts(answer: unknown): Parameters<typeof chatResponse>[1] {
+  if (!AIMessage.isInstance(answer)) return {};
+  const usage = answer.usage_metadata;
+  const meta = answer.response_metadata as { finish_reason?: unknown; model_name?: unknown } | undefined;
+  return {
+    inputTokens: usage?.input_tokens, outputTokens: usage?.output_tokens,
+    finishReason: typeof meta?.finish_reason === 'string' ? meta.finish_reason : undefined,
+    model: typeof meta?.model_name === 'string' ? meta.model_name : undefined,
+  };
+}
+
+const infoOf = ({ name, description }: ToolInfo): ToolInfo => ({ name, description });
 
 /** Creates the tool-selection + model-error middleware. */
 export function createAgentMiddleware(options: AgentMiddlewareOptions) {
   return createMiddleware({
     name: 'AirlockToolSelection',
     wrapModelCall: async (request, handler) => {
-      const query = selectionQuery(request.messages.map(toTurn));
-      const names = await getToolsForQuery(query, options.prefetchAvailable ?? false, options.embed, options.catalog);
-      const external = options.external?.() ?? [];
-      names.push(...(await rankExternalTools(query, external, options.externalTopN ?? 5, options.embed)));
       const ctx = runContext(request.runtime as never);
+      const query = selectionQuery(request.messages.map(toTurn));
+      const offered = options.offered(ctx.user ?? NO_USER);
+      const catalog = offered.filter((t) => t.selection === 'rules').map(infoOf);
+      const names = await getToolsForQuery(query, options.prefetchAvailable ?? false, options.embed, catalog);
+      const ranked = offered.filter((t) => t.selection === 'ranked').map(infoOf);
+      names.push(...(await rankExternalTools(query, ranked, options.offerTopN ?? 5, options.embed)));
       // Offered: what the run's tool_policy allows (headless runs; a refused schema never reaches
       // the model) and the tool policy does not deny this user (its call would be refused anyway).
       const denied = (name: string) => ctx.policy?.(name).action === 'deny';
       const tools = request.tools.filter(
-        (t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name) && toolAllowed(ctx.toolPolicy, t.name) && !denied(t.name),
+        (t) => 'name' in t && typeof t.name === 'string' && names.includes(t.name) && runAllowsTool(ctx.toolPolicy, t.name) && !denied(t.name),
       );
       // The caller's system messages (headless runs) go before the agent's own.
       const systemMessage = ctx.callerSystem ? new SystemMessage(`${ctx.callerSystem}\n\n${contentText(request.systemMessage.content)}`) : request.systemMessage;
+      const span = chatSpan({ model: options.model.name, baseUrl: options.model.baseUrl, conversationId: ctx.conversationId, parent: ctx.trace });
       try {
-        return await handler({ ...request, tools, systemMessage });
+        const answer = await handler({ ...request, tools, systemMessage });
+        chatResponse(span, answerFacts(answer));
+        return answer;
       } catch (error) {
-        if (isGraphInterrupt(error) || isAbort(error) || isAirlockError(error)) throw error;
+        if (isGraphInterrupt(error) || isAbort(error) || isAirlockError(error)) {
+          span.fail(isAirlockError(error) ? error.code : (error as Error).name);
+          throw error;
+        }
+        span.fail('LLM_UNAVAILABLE', (error as Error)?.message);
         throw new AirlockError('LLM_UNAVAILABLE', undefined, { cause: error });
+      } finally {
+        span.end();
       }
     },
     // Second enforcement point: a call the policy refuses never reaches the real tool (a model may
@@ -99,8 +128,8 @@ export function createAgentMiddleware(options: AgentMiddlewareOptions) {
     wrapToolCall: async (request, handler) => {
       const { toolPolicy } = runContext(request.runtime as never);
       const name = request.toolCall.name;
-      if (!toolPolicy || toolAllowed(toolPolicy, name)) return handler(request);
-      return handler({ ...request, tool: refusingTool(name, policyRefusal(toolPolicy, name).message) as never });
+      if (!toolPolicy || runAllowsTool(toolPolicy, name)) return handler(request);
+      return handler({ ...request, tool: refusingTool(name, runToolRefusal(toolPolicy, name).message) as never });
     },
   });
 }

@@ -13,8 +13,11 @@
  * takes a delta's role from the delta, else from the previous one, and a first delta with no role
  * became a ChatMessageChunk, which failed every turn. The first `data:` event with a delta gets
  * `role: "assistant"` when it has none; every other byte passes unchanged.
+ *
+ * And it meters each call for the request that made it (meteredFetch, issue 28 Server-Timing).
  * @module
  */
+import { startTiming } from '../timing/index.ts';
 
 /** The model's stream was silent for longer than MODEL_IDLE_TIMEOUT_MS. */
 export class ModelStalledError extends Error {
@@ -183,6 +186,56 @@ export function watchIdle(body: ReadableStream<Uint8Array>, idleMs: number): Rea
       }
     },
     cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * Wraps a fetch so that each model call's time, request to last byte, adds to the current
+ * request's `model` time (server/timing; outside a request it is the fetch itself).
+ */
+export function meteredFetch(base: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const stop = startTiming('model');
+    if (!stop) return base(input, init);
+    let response: Response;
+    try {
+      response = await base(input, init);
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    if (!response.body) {
+      stop();
+      return response;
+    }
+    return new Response(untilEnd(response.body, stop), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** The body, calling `done` once when it ends, fails or its reader cancels it (the SDK stops at [DONE]). */
+function untilEnd(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let ended = false;
+  const end = () => {
+    if (!ended) (ended = true), done();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: last, value } = await reader.read();
+        if (last) {
+          end();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      end();
       return reader.cancel(reason);
     },
   });

@@ -4,7 +4,7 @@
  * @module
  */
 import { ChatOpenAI, ChatOpenAICompletions, ChatOpenAIResponses } from '@langchain/openai';
-import { idleTimeoutFetch } from './model-fetch.ts';
+import { idleTimeoutFetch, meteredFetch } from './model-fetch.ts';
 
 export interface ModelSettings {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:3000/api/offline-model/v1`. */
@@ -37,7 +37,7 @@ export function createChatModel(settings: ModelSettings): ChatOpenAI {
     timeout: settings.timeoutMs,
     maxRetries: settings.maxRetries,
     // `timeout` ends a request whose answer does not start; the fetch ends one that stops midway.
-    configuration: { baseURL: settings.baseUrl.replace(/\/+$/, ''), fetch: idleTimeoutFetch(settings.idleTimeoutMs ?? 60_000) },
+    configuration: { baseURL: settings.baseUrl.replace(/\/+$/, ''), fetch: meteredFetch(idleTimeoutFetch(settings.idleTimeoutMs ?? 60_000)) },
   };
   // The delegates go into the fields, so every copy shares them: ChatOpenAI.withConfig (what
   // bindTools does on each model call) builds a new ChatOpenAI from its fields, and without them

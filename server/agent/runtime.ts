@@ -9,17 +9,19 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, isGraphInterrupt, type BaseCheckpointSaver, type StateSnapshot } from '@langchain/langgraph';
 import type { AuditEntry } from '../db/audit.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
+import type { Span } from '../telemetry/index.ts';
 import { createToolPolicy, DEFAULT_TENANT, stampOf, type PolicyDecision, type ToolAction, type PolicyFile } from '../policy/index.ts';
 import { createEmbedder } from './embedder.ts';
 import { contentText, createMappingState, toAgentEvents } from './events.ts';
 import { createAgentGraph } from './graph.ts';
-import type { McpToolSource } from './mcp/index.ts';
 import type { ModelSettings } from './model.ts';
 import type { Embedder } from './select-tools.ts';
-import type { ToolPolicy } from './tool-policy.ts';
+import type { ToolPolicy } from './run-tool-allowlist.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
 import { claimString, tokenClaims } from './token-claims.ts';
-import { ALL_TOOLS, CONTEXT_KEY, errorContent, type ToolContext } from './tools/index.ts';
+import { defaultActions, type ToolSource, type ToolUser } from './tool-source.ts';
+import { CONTEXT_KEY, errorContent, type GrantUse, type ToolContext } from './tools/index.ts';
+import { builtinToolSource } from './tools/source.ts';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
 import { WriteBehindSaver } from './write-behind-saver.ts';
 
@@ -37,17 +39,18 @@ export interface AgentRuntimeOptions {
   toolTimeoutMs?: number;
   fetch?: typeof fetch;
   now?: () => number;
-  /** The built-in operations tools (BUILTIN_TOOLS). Default true. */
-  builtinTools?: boolean;
-  /** MCP servers as a tool source (TOOLS_FILE), and how many of their tools a turn is offered. */
-  mcp?: McpToolSource;
-  mcpTopN?: number;
+  /** Where the tools come from (tool-source.ts), in the order the model sees them. Default: the built-in tools. */
+  sources?: readonly ToolSource[];
+  /** How many of the sources' `ranked` tools a turn is offered at most. */
+  offerTopN?: number;
   /** The tool policy (POLICY_FILE); default: the built-in defaults alone. */
   policy?: PolicyFile;
   /** The tenant of a user id (users.tenant); default: every user is in the default tenant. */
   tenantOf?: (userId: string) => Promise<string>;
   /** Writes the audit rows of calls the policy refused in the gateway. */
   audit?: (entry: AuditEntry) => Promise<void>;
+  /** The live grant a user's call runs under, its use counted (db/grants.ts useMatchingGrant); absent: no grants. */
+  grants?: (call: { userId: string; tenant: string; tool: string; args: Readonly<Record<string, unknown>> }) => Promise<GrantUse | null>;
 }
 
 /** A content part after the user's text: attached content (untrusted), in the OpenAI shape. */
@@ -67,6 +70,8 @@ export interface RunInput {
   callerSystem?: string | null;
   /** The thread has no checkpoint yet (its conversation was created by this submit): nothing can dangle. */
   newThread?: boolean;
+  /** The turn's span: the parent of this run's model and tool spans (server/telemetry). */
+  trace?: Span;
 }
 
 export interface ResumeInput {
@@ -80,16 +85,31 @@ export interface ResumeInput {
   callerSystem?: string | null;
   /** The thread's pending approvals when the caller has just read them (one checkpoint read less). */
   pending?: PendingApproval[];
+  trace?: Span;
 }
+
+/** A thread picked up where its last stored step left off (a retried background run, issue 30). */
+export type ContinueInput = Omit<ResumeInput, 'decisions' | 'pending'>;
 
 export interface AgentRuntime {
   run(input: RunInput): AsyncIterable<AgentEvent>;
   resume(input: ResumeInput): AsyncIterable<AgentEvent>;
+  /**
+   * Runs the thread on from its last checkpoint with no new input: the steps stored before a crash
+   * are not run again; a step that was cut short runs again (built-in tools repeat with the same
+   * Idempotency-Key, MCP tools at least once).
+   */
+  continueThread(input: ContinueInput): AsyncIterable<AgentEvent>;
   pendingApprovals(threadId: string): Promise<PendingApproval[]>;
 }
 
-/** The tool policy for one run's user. */
-type Decide = (tool: string, builtin?: ToolAction) => PolicyDecision;
+/** The tool policy for one run's user: the decision for a call (its arguments decide `when` rules), and whether a call of a tool may pause at all. */
+type Decide = ((tool: string, builtin?: ToolAction, args?: Readonly<Record<string, unknown>>) => PolicyDecision) & { mayPause(tool: string): boolean };
+
+/** A tool start's input as named arguments (what `when` rules read); anything else: none. */
+function argsOf(input: unknown): Record<string, unknown> {
+  return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+}
 
 /** Tool calls of the last AI message that have no ToolMessage reply (left by an abort or a pause). */
 export function danglingToolCalls(messages: BaseMessage[]): Array<{ id: string; name: string }> {
@@ -126,17 +146,16 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   const serviceToken = createServiceTokenProvider({ apiUrl: options.apiUrl, credentials: options.serviceCredentials, fetch: doFetch });
   const embed =
     options.embed ?? createEmbedder({ baseUrl: options.model.baseUrl, apiKey: options.model.apiKey, model: options.model.name, fetch: doFetch });
-  // The graph is rebuilt when the MCP tool set changes (a server came up with new tools); runs
+  // The graph is rebuilt when a source's tool set changes (a server came up with new tools); runs
   // pick the current one, and every thread's state is in the checkpointer, not in the graph.
   const saver = new WriteBehindSaver(options.checkpointer);
+  const sources = options.sources ?? [builtinToolSource()];
   const buildGraph = () =>
-    createAgentGraph({
-      model: options.model, checkpointer: saver, embed, prefetchAvailable: options.prefetchAvailable,
-      builtinTools: options.builtinTools, externalTools: options.mcp?.executableTools(), offeredExternal: () => options.mcp?.offered() ?? [], externalTopN: options.mcpTopN,
-    });
-  let built = { version: options.mcp?.version ?? 0, graph: buildGraph() };
+    createAgentGraph({ model: options.model, checkpointer: saver, embed, prefetchAvailable: options.prefetchAvailable, sources, offerTopN: options.offerTopN });
+  const versions = () => sources.map((s) => s.describe().version).join(',');
+  let built = { version: versions(), graph: buildGraph() };
   const current = () => {
-    const version = options.mcp?.version ?? 0;
+    const version = versions();
     if (version !== built.version) built = { version, graph: buildGraph() };
     return built.graph;
   };
@@ -148,17 +167,19 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
    * The policy as it applies to this run's user. The token was verified by whoever started the run
    * (the gateway at /chat, the api's on-behalf check), so reading its claims needs no second check.
    */
-  async function policyFor(userToken: string): Promise<Decide> {
+  async function policyFor(userToken: string): Promise<{ user: ToolUser; decide: Decide }> {
     // An unreadable token: the default tenant and no username (only tool and default rules apply).
     const claims = tokenClaims(userToken);
-    const userId = claimString(claims.sub);
-    const subject = { tenant: userId && options.tenantOf ? await options.tenantOf(userId) : DEFAULT_TENANT, username: claimString(claims.username) ?? '' };
-    const mcpDefaults = options.mcp?.builtinActions() ?? new Map<string, ToolAction>();
-    return (tool, builtin) => policy.decide(subject, tool, builtin ?? mcpDefaults.get(tool));
+    const id = claimString(claims.sub);
+    const user = { id, tenant: id && options.tenantOf ? await options.tenantOf(id) : DEFAULT_TENANT, username: claimString(claims.username) ?? '' };
+    const defaults = defaultActions(sources);
+    const subject = { tenant: user.tenant, username: user.username };
+    const decide = (tool: string, builtin?: ToolAction, args?: Readonly<Record<string, unknown>>) => policy.decide(subject, tool, builtin ?? defaults.get(tool), args);
+    return { user, decide: Object.assign(decide, { mayPause: (tool: string) => policy.possible(subject, tool, defaults.get(tool)).has('require_approval') }) };
   }
 
-  /** Names of every tool the graph can execute (built-in and MCP). */
-  const toolNames = () => [...(options.builtinTools === false ? [] : ALL_TOOLS.map((t) => t.name)), ...(options.mcp?.builtinActions().keys() ?? [])];
+  /** Names of every tool the graph can execute, of every source. */
+  const toolNames = () => sources.flatMap((s) => s.describe().tools.map((t) => t.name));
 
   async function runConfig(input: {
     threadId: string;
@@ -166,11 +187,16 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     conversationId: string;
     toolPolicy?: ToolPolicy | null;
     callerSystem?: string | null;
-  }, resumedCalls?: ReadonlySet<string>): Promise<{ config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string> }> {
-    const decide = await policyFor(input.userToken);
+    trace?: Span;
+  }, resumedCalls?: ReadonlySet<string>): Promise<{ config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string>; granted: Map<string, GrantUse> }> {
+    const { user, decide } = await policyFor(input.userToken);
+    const grants = options.grants;
+    const userId = user.id;
+    const granted = new Map<string, GrantUse>();
     const context: ToolContext = {
       apiUrl: options.apiUrl().replace(/\/+$/, ''),
       userToken: input.userToken,
+      user,
       conversationId: input.conversationId,
       serviceToken,
       timeoutMs: options.toolTimeoutMs ?? 15_000,
@@ -181,8 +207,12 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       callerSystem: input.callerSystem ?? null,
       resumedCalls,
       checkpointed: () => saver.stored(input.threadId),
+      trace: input.trace,
+      ...(grants && userId
+        ? { grantFor: (tool: string, args: Readonly<Record<string, unknown>>) => grants({ userId, tenant: user.tenant, tool, args }), granted }
+        : {}),
     };
-    return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide, resumedCalls };
+    return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide, resumedCalls, granted };
   }
 
   async function pendingApprovals(threadId: string): Promise<PendingApproval[]> {
@@ -195,7 +225,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       (task.interrupts ?? []).flatMap((i) => {
         const value = i.value as ApprovalRequest | undefined;
         if (value?.kind !== 'approval' || !i.id) return [];
-        return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args, ...(value.prompt ? { prompt: value.prompt } : {}), ...(value.policy ? { policy: value.policy } : {}) }];
+        return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args, ...(value.prompt ? { prompt: value.prompt } : {}), ...(value.policy ? { policy: value.policy } : {}), ...(value.terms ? { terms: value.terms } : {}),
+          ...(value.preview !== undefined ? { preview: value.preview } : {}), ...(value.labels ? { labels: value.labels } : {}), ...(value.replaces ? { replaces: value.replaces } : {}), ...(value.grant !== undefined ? { grant: value.grant } : {}) }];
       }),
     );
   }
@@ -222,11 +253,11 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     await current().updateState(config, { messages: replies }, 'tools');
   }
 
-  async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string> }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
+  async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string>; granted?: ReadonlyMap<string, GrantUse> }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
     const { config, decide } = run;
     // Starts of tools that may pause are held back (events.ts): which those are is this user's
     // policy; the calls a resume runs with their decision start at once.
-    const mapping = createMappingState(toolNames().filter((name) => decide(name).action === 'require_approval'), run.resumedCalls);
+    const mapping = createMappingState(toolNames().filter((name) => decide.mayPause(name)), run.resumedCalls, run.granted);
     let streamed = '';
     try {
       // durability "sync", through the write-behind saver: each step is handed to the saver before
@@ -238,7 +269,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
         for (const event of toAgentEvents(part as [string, unknown], mapping, now())) {
           if (event.type === 'token') streamed += event.token;
           // Every call carries the policy decision that routed it (events, the ledger, the UI).
-          yield event.type === 'tool_start' ? { ...event, policy: stampOf(decide(event.tool)) } : event;
+          yield event.type === 'tool_start' ? { ...event, policy: stampOf(decide(event.tool, undefined, argsOf(event.input))) } : event;
         }
       }
     } catch (error) {
@@ -284,6 +315,9 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       // Always the id map: a plain value would be applied to every pending interrupt (notes §1).
       const resumedCalls = new Set(pending.map((p) => p.toolCallId));
       yield* stream(new Command({ resume: decisions }), await runConfig(input, resumedCalls), input.threadId, input.signal);
+    },
+    async *continueThread(input) {
+      yield* stream(null, await runConfig(input), input.threadId, input.signal);
     },
     pendingApprovals,
   };

@@ -3,12 +3,16 @@
  * @module
  */
 import type { ErrorCode } from '../errors.ts';
-import type { PolicyStamp } from '../policy/index.ts';
+import type { ArgumentLabels, EffectPreview } from '../operations/index.ts';
+import type { ApprovalTerms, GrantOffer, PolicyStamp } from '../policy/index.ts';
+import type { GrantUse } from './tools/context.ts';
 
 /** The user's answer to one pending approval. */
 export type ApprovalDecision =
-  | { approved: true }
-  | { approved: false; reason: 'denied' | 'expired' | 'superseded' | 'mismatch' };
+  /** `state_hash`: the state the approver saw in the preview; the call runs only while it holds (If-Match). */
+  | { approved: true; state_hash?: string }
+  /** `note`: the approver's reason for a Deny, which the model is told. */
+  | { approved: false; reason: 'denied' | 'expired' | 'superseded' | 'mismatch'; note?: string };
 
 /** One paused dangerous tool call, as `pendingApprovals()` and `approval_required` report it. */
 export interface PendingApproval {
@@ -20,6 +24,16 @@ export interface PendingApproval {
   prompt?: string;
   /** The policy decision that paused it (copied into the approval record). */
   policy?: PolicyStamp;
+  /** The deciding rule's approvers, timeout and escalation (issue 26); absent: the defaults. */
+  terms?: ApprovalTerms;
+  /** The effect's preview (issue 27): null when the tool has none; absent on older interrupts. */
+  preview?: EffectPreview | null;
+  /** Human labels of the arguments, from the tool's schema. */
+  labels?: ArgumentLabels;
+  /** Set when this asks again because the state changed after an approval of the same call (412). */
+  replaces?: { reason: 'state_changed' };
+  /** The grant its approver may make instead of a one-off confirm (issue 27); null or absent: none. */
+  grant?: GrantOffer | null;
 }
 
 /** The value a dangerous tool passes to `interrupt()`. */
@@ -30,13 +44,18 @@ export interface ApprovalRequest {
   toolCallId: string;
   prompt?: string;
   policy?: PolicyStamp;
+  terms?: ApprovalTerms;
+  preview?: EffectPreview | null;
+  labels?: ArgumentLabels;
+  replaces?: { reason: 'state_changed' };
+  grant?: GrantOffer | null;
 }
 
 export type AgentEvent =
   | { type: 'token'; token: string }
   /** `finished`: reported only once the call ended (a tool that may pause); its end follows at once. */
-  | { type: 'tool_start'; tool: string; input: unknown; toolCallId: string; policy?: PolicyStamp; finished?: true }
-  | { type: 'tool_end'; tool: string; output: unknown; toolCallId: string; durationMs: number }
+  | { type: 'tool_start'; tool: string; input: unknown; toolCallId: string; policy?: PolicyStamp; finished?: true; /** The grant it ran under, without a card (issue 27). */ grant?: GrantUse }
+  | { type: 'tool_end'; tool: string; output: unknown; toolCallId: string; durationMs: number; grant?: GrantUse }
   | { type: 'tool_error'; tool: string; error: string; code?: ErrorCode; toolCallId: string }
   | { type: 'approval_required'; approvals: PendingApproval[] }
   | { type: 'done'; text: string };

@@ -7,9 +7,9 @@
  * @module
  */
 import type { Approval } from '../db/approvals.ts';
-import { insertAudit, type AuditEntry } from '../db/audit.ts';
+import { appendAudit, type AppendedAudit, type AuditEntry } from '../db/audit.ts';
 import type { Queryable } from '../db/index.ts';
-import type { DecisionOrigin } from './types.ts';
+import { channelOf, type DecisionOrigin } from './types.ts';
 import type { ResolvedResult } from './rules.ts';
 
 /** Gradio /chat sends no origin of its own. */
@@ -25,7 +25,10 @@ const OPERATION: Record<Exclude<Approval['status'], 'pending'>, string> = {
 
 export interface DecisionAudit {
   approval: Approval;
-  result: ResolvedResult;
+  /** `progress`: one approver's approval of an M-of-N approval that stays pending (issue 26). */
+  result: ResolvedResult | 'progress';
+  /** Approvals so far and needed, on an M-of-N approval's rows. */
+  count?: { approved: number; required: number };
   /** Who decided (approvals.resolved_by): null for an expiry. */
   decider: { id: string; username: string; role: string } | null;
   note: string | null;
@@ -34,7 +37,8 @@ export interface DecisionAudit {
 
 /** Pure: the audit entry of one decision. */
 export function decisionAuditEntry(d: DecisionAudit): AuditEntry {
-  const status = d.approval.status as Exclude<Approval['status'], 'pending'>;
+  // A partial approval is an approval like the last one: the same operation.
+  const status = d.result === 'progress' ? 'approved' : (d.approval.status as Exclude<Approval['status'], 'pending'>);
   const origin = d.origin ?? CHAT_ORIGIN;
   return {
     serviceActor: d.decider ? (origin.serviceActor ?? null) : SYSTEM_ACTOR,
@@ -52,6 +56,9 @@ export function decisionAuditEntry(d: DecisionAudit): AuditEntry {
       reason: d.note,
       requested_by: d.approval.requestedBy,
       decided_by: d.decider?.id ?? SYSTEM_ACTOR,
+      // Which way it came (issue 26); an expiry came by none.
+      channel: d.decider ? channelOf(origin) : null,
+      ...(d.count ? { approved_count: d.count.approved, approvals_required: d.count.required } : {}),
     },
     outcome: 'success',
     statusCode: 200,
@@ -62,10 +69,12 @@ export function decisionAuditEntry(d: DecisionAudit): AuditEntry {
     policyAction: d.approval.policy.action,
     policyScope: d.approval.policy.scope,
     policyMatched: d.approval.policy.matched,
+    requesterId: d.approval.requestedBy,
   };
 }
 
-/** Writes the decision's audit row in `db` (the decision's own transaction). */
-export async function auditDecision(db: Queryable, d: DecisionAudit): Promise<void> {
-  await insertAudit(db, decisionAuditEntry(d));
+/** Writes the decision's audit row in `db` (the decision's own transaction); its chain hash goes into the receipt. */
+export async function auditDecision(db: Queryable, d: DecisionAudit): Promise<AppendedAudit> {
+  const [row] = await appendAudit(db, [decisionAuditEntry(d)]);
+  return row;
 }

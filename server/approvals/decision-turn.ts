@@ -10,6 +10,7 @@
  */
 import { isAirlockError } from '../errors.ts';
 import type { DecisionOrigin, TurnAction } from './types.ts';
+import type { GrantRequest } from '../../src/lib/wire/index.ts';
 
 export interface DecisionTurnInput {
   text: string;
@@ -22,6 +23,8 @@ export interface DecisionTurnInput {
   decidedBy?: string | null;
   decisionNote?: string | null;
   origin?: DecisionOrigin;
+  /** An approval that also makes a standing grant (issue 27). */
+  grant?: GrantRequest | null;
 }
 
 /** What a decision reads of the run it started: its events, to `run.finished`. */

@@ -15,7 +15,7 @@ export type ResolvedResult = 'confirmed' | 'denied' | 'expired';
  * Why an approval was resolved, in v1's words: on the ledger's `approval.resolved`, the wire's
  * `confirm_resolved` and the stored card, so a client can tell "Denied" from "Denied (new message)".
  */
-export const APPROVAL_REASONS = ['user_confirmed', 'user_denied', 'approval_timeout', 'superseded_by_new_message'] as const;
+export const APPROVAL_REASONS = ['user_confirmed', 'user_denied', 'approval_timeout', 'superseded_by_new_message', 'state_changed'] as const;
 export type ApprovalReason = (typeof APPROVAL_REASONS)[number];
 
 export interface Resolution {
@@ -41,10 +41,12 @@ export function resolvePendingApproval({ expiresAt, action, now }: { expiresAt: 
 const SUPERSEDED: ApprovalReason = 'superseded_by_new_message';
 
 /** The decision a stored resolution carries to the graph (rows decided in an earlier turn). */
-export function decisionOf(row: { status: ApprovalOutcome; reason: string | null }): ApprovalDecision {
-  if (row.status === 'approved') return { approved: true };
+export function decisionOf(row: { status: ApprovalOutcome; reason: string | null; preview?: { state_hash: string } | null; decisionNote?: string | null }): ApprovalDecision {
+  // The previewed state's hash travels with an approval: the action runs only while it holds (issue 27).
+  if (row.status === 'approved') return row.preview ? { approved: true, state_hash: row.preview.state_hash } : { approved: true };
   if (row.status === 'expired') return { approved: false, reason: 'expired' };
-  return { approved: false, reason: row.reason === SUPERSEDED ? 'superseded' : 'denied' };
+  if (row.reason === SUPERSEDED) return { approved: false, reason: 'superseded' };
+  return row.decisionNote ? { approved: false, reason: 'denied', note: row.decisionNote } : { approved: false, reason: 'denied' };
 }
 
 /** A stable hash of the arguments (key order does not matter), stored with the approval. */

@@ -4,6 +4,8 @@
  * place that needs them; engine/types.ts re-exports them for the transports.
  * @module
  */
+import type { PasskeyProof } from '../audit/passkey.ts';
+import type { DecisionChannel } from './approvers.ts';
 
 /** What a turn does to pending approvals: decide one (confirm or deny); null is a new message. */
 export type TurnAction = 'confirm' | 'deny';
@@ -13,4 +15,21 @@ export interface DecisionOrigin {
   path: string;
   /** The service client of an on-behalf call (headless API with the service token). */
   serviceActor?: string | null;
+  /** Which way the decision came (issue 26); absent: `chat`. */
+  channel?: DecisionChannel;
+  /** The hash of the one-use link this decision came by: consumed in the decision's transaction. */
+  linkTokenHash?: string;
+  /**
+   * The approver's passkey signature (issue 28 step-up), verified by the route that took it over
+   * `actionHash`; the decision step records it only when that is still the approval's hash.
+   */
+  passkey?: { actionHash: string; proof: PasskeyProof };
+}
+
+/**
+ * Pure: the channel a decision came by (issue 26). Gradio /chat sends no origin of its own, so
+ * absent is `chat`; the MCP tool `chat`, AG-UI, v1, the inbox and links each name theirs.
+ */
+export function channelOf(origin: DecisionOrigin | undefined): DecisionChannel {
+  return origin?.channel ?? 'chat';
 }

@@ -10,23 +10,42 @@
  * Gradio event and its id, lasts until the run ends: a /cancel naming the event then stops it.
  * @module
  */
-import type { Engine } from '../engine/index.ts';
+import type { DecisionOrigin, Engine } from '../engine/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import type { EndpointRequest } from '../gradio/index.ts';
-import { chatMessage, type ChatMessage, type ChatMetadata } from './chat-message.ts';
+import { chatMessage, type ChatMessage, type ChatMetadata } from '../../src/lib/wire/index.ts';
 import { ChatProjection } from './chat-projection.ts';
 import type { ChatIdentity } from './identity.ts';
 import { asksNewConversation, ChatInputError, normalizeChatInput } from './input.ts';
+import type { FileUrlResolver } from './file-urls.ts';
+import { currentTimings } from '../timing/index.ts';
 import type { SessionConversations } from './session-continuity.ts';
 
 type Output = [ChatMessage];
+
+/** A decision through the MCP tool `chat` (the Gradio MCP server's one tool). */
+const MCP_ORIGIN: DecisionOrigin = { method: 'POST', path: '/gradio_api/mcp/', channel: 'mcp' };
+
+/**
+ * Events whose messages may be a turn's last, so they are held until the next event to carry the
+ * timings: the cards that commit with a paused run.finished (approval cards, M-of-N progress), and
+ * a decision (a turn that only decides, its batch still waiting, ends on its confirm_resolved).
+ */
+const HELD_UNTIL_NEXT = new Set(['approval.requested', 'approval.approved', 'approval.resolved']);
+
+/** The message with the request's timings so far (server/timing), when it is metered. */
+function withTimings([message]: Output): Output {
+  const timings = currentTimings();
+  return timings ? [{ ...message, metadata: { ...message.metadata, timings } }] : [message];
+}
 
 /**
  * `sessions`: Gradio session continuity (session-continuity.ts). A call naming no conversation
  * continues the one the caller's Gradio session used last; every turn records its conversation as
  * the session's last. Without it, such a call starts a new conversation.
+ * `fileUrls`: what a file given by URL becomes (file-urls.ts); without it, such a file is unknown.
  */
-export function createChatHandler({ engine, sessions }: { engine: Engine; sessions?: SessionConversations }) {
+export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engine; sessions?: SessionConversations; fileUrls?: FileUrlResolver }) {
   return async function* handleChat(request: EndpointRequest<ChatIdentity>): AsyncGenerator<Output> {
     const fail = (error: AirlockError, conversationId = ''): Output => [
       chatMessage(conversationId, '', { type: 'error', code: error.code, detail: error.message, retryable: error.retryable }),
@@ -35,6 +54,9 @@ export function createChatHandler({ engine, sessions }: { engine: Engine; sessio
     try {
       const input = normalizeChatInput(request.data, request.eventData);
       const { userId } = request.identity;
+      // The MCP tool `chat` is its own channel (issue 26): its decisions are recorded as `mcp`.
+      if (request.via === 'mcp') input.origin = MCP_ORIGIN;
+      if (fileUrls) input.files = await fileUrls(input.files, userId);
       const session = request.clientSessionHash ?? request.sessionHash;
       if (sessions && !input.conversationId && !asksNewConversation(request.data, request.eventData)) {
         input.conversationId = await sessions.last(userId, session, input.requestId);
@@ -53,14 +75,31 @@ export function createChatHandler({ engine, sessions }: { engine: Engine; sessio
     request.cancelSignal.addEventListener('abort', cancel, { once: true });
     const view = new ChatProjection();
     const emit = (metadata: ChatMetadata): Output => [chatMessage(run.conversationId, view.content, metadata)];
+    // The turn's last message carries its timings (issue 28 item 6). A pause's cards commit with
+    // its run.finished, so they are held until the next event (at once) to know which is last.
+    let held: ChatMetadata[] = [];
     try {
       for await (const event of run.events()) {
-        for (const metadata of view.apply(event, run.conversationId)) yield emit(metadata);
+        const shown = view.apply(event, run.conversationId);
+        if (event.kind === 'run.finished') {
+          const last = [...held, ...shown];
+          held = [];
+          const final = last.pop() ?? { type: 'stream_token', token: '' };
+          for (const metadata of last) yield emit(metadata);
+          yield withTimings(emit(final));
+          continue;
+        }
+        for (const metadata of held) yield emit(metadata);
+        held = [];
+        if (HELD_UNTIL_NEXT.has(event.kind)) held = shown;
+        else for (const metadata of shown) yield emit(metadata);
       }
+      for (const metadata of held) yield emit(metadata);
     } catch (error) {
+      for (const metadata of held) yield emit(metadata);
       // The run could not commit its end (the database went away): say so, with the answer so far.
       if (!isAirlockError(error)) throw error;
-      yield emit({ type: 'error', code: error.code, detail: error.message, retryable: error.retryable });
+      yield withTimings(emit({ type: 'error', code: error.code, detail: error.message, retryable: error.retryable }));
     } finally {
       // The client left mid-run (the queue stopped pulling): stay cancellable until the run ends.
       if (request.signal.aborted && !request.cancelSignal.aborted) await run.finished();

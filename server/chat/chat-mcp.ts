@@ -6,7 +6,7 @@
  * @module
  */
 import type { McpElicitation } from '../gradio/index.ts';
-import type { ChatMessage } from './chat-message.ts';
+import type { ChatMessage } from '../../src/lib/wire/index.ts';
 
 export function chatApprovalQuestion(outputs: unknown[], now: () => number = Date.now): McpElicitation | null {
   const m = (outputs[0] as ChatMessage | undefined)?.metadata;

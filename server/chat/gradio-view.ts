@@ -7,7 +7,7 @@
  * @module
  */
 import type { EndpointDefinition, EndpointRequest } from '../gradio/index.ts';
-import type { ChatMessage } from './chat-message.ts';
+import type { ChatMessage } from '../../src/lib/wire/index.ts';
 
 /** Longest `log` text a thought carries (tool inputs can be large). */
 const LOG_MAX = 200;

@@ -1,11 +1,13 @@
 /**
  * Normalises the /chat call shapes into one input. The data slots follow the endpoint's
- * parameters (message, conversation_id, action, text, files, request_id, approval_id); the ADR's three-argument shape puts
+ * parameters (message, conversation_id, action, text, files, request_id, approval_id, arguments, grant,
+ * message_id); the ADR's three-argument shape puts
  * the conversation id and action in `event_data` instead, so those are the fallback.
  * @module
  */
 import { z } from 'zod';
 
+import { EditedArgumentsSchema, GrantRequestSchema } from '../../src/lib/wire/chat-metadata.ts';
 import type { FileRef, TurnAction, TurnInput } from '../engine/types.ts';
 
 export type { FileRef };
@@ -41,6 +43,7 @@ const RequestIdSchema = z
   .max(200, 'request_id must be at most 200 characters')
   .refine((id) => !id.includes('\u0000'), 'must not contain the NUL character');
 const ApprovalIdSchema = z.uuid('approval_id must be an approval id (a UUID)');
+const MessageIdSchema = z.uuid('message_id must be a message id (a UUID)');
 const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
 
 const blank = (v: unknown) => v === null || v === undefined || v === '';
@@ -58,15 +61,28 @@ function pick(slot: unknown, fallback: unknown): unknown {
   return blank(slot) ? (blank(fallback) ? null : fallback) : slot;
 }
 
+/** A JSON parameter may come as JSON text (a Gradio textbox, curl) or already parsed (the JS client). */
+function jsonSlot(value: unknown, field: string): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new ChatInputError(`${field}: must be JSON`);
+  }
+}
+
 function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   const result = schema.safeParse(value);
   if (!result.success) throw new ChatInputError(`${field}: ${result.error.issues[0]?.message ?? 'invalid'}`);
   return result.data;
 }
 
+/** The longest deny reason, as v1's `reason`. */
+const MAX_DENY_REASON = 2000;
+
 /** Turns the endpoint's data slots and the join's event_data into a ChatInput, or throws ChatInputError. */
 export function normalizeChatInput(data: readonly unknown[], eventData: unknown): ChatInput {
-  const [message, conversationSlot, actionSlot, textSlot, filesSlot, requestSlot, approvalSlot] = data;
+  const [message, conversationSlot, actionSlot, textSlot, filesSlot, requestSlot, approvalSlot, argumentsSlot, grantSlot, messageSlot] = data;
   const extra = Array.isArray(eventData) ? eventData : [];
 
   let text = '';
@@ -93,6 +109,11 @@ export function normalizeChatInput(data: readonly unknown[], eventData: unknown)
 
   const conversationId = pick(conversationSlot, extra[0]);
   const action = pick(actionSlot, extra[1]);
+  // A grant goes with a confirm only ("Allow for 1 hour"); `text` is never read as one.
+  if (!blank(grantSlot) && action !== 'confirm') throw new ChatInputError('grant: only with action "confirm"');
+  // With a deny, the `text` parameter (not the message) is the approver's reason (issue 27 item 4).
+  const denyReason = action === 'deny' && typeof textSlot === 'string' ? textSlot.trim() : '';
+  if (denyReason.length > MAX_DENY_REASON) throw new ChatInputError(`text: a deny reason must be at most ${MAX_DENY_REASON} characters`);
   return {
     text: text.trim(),
     files,
@@ -100,5 +121,11 @@ export function normalizeChatInput(data: readonly unknown[], eventData: unknown)
     action: action === null ? null : parse(ActionSchema, action, 'action'),
     requestId: blank(requestSlot) ? null : parse(RequestIdSchema, requestSlot, 'request_id'),
     approvalId: blank(approvalSlot) ? null : parse(ApprovalIdSchema, approvalSlot, 'approval_id'),
+    // Told to the model as v1's `reason` is.
+    ...(denyReason ? { decisionNote: denyReason } : {}),
+    // The decision's extras (issue 27) and a branch's start (issue 29): present only when sent.
+    ...(blank(argumentsSlot) ? {} : { editedArgs: parse(EditedArgumentsSchema, jsonSlot(argumentsSlot, 'arguments'), 'arguments') }),
+    ...(blank(grantSlot) ? {} : { grant: parse(GrantRequestSchema, jsonSlot(grantSlot, 'grant'), 'grant') }),
+    ...(blank(messageSlot) ? {} : { messageId: parse(MessageIdSchema, messageSlot, 'message_id') }),
   };
 }

@@ -8,13 +8,14 @@
  * @module
  */
 import { rememberSessionConversation, sessionConversation, type Pool } from '../db/index.ts';
-import { findRunByRequest } from '../db/runs.ts';
+import { latestRunByRequest } from '../db/runs.ts';
 
 /** Where a session's last conversation is kept. */
 export interface SessionConversations {
   /**
-   * The conversation a call naming none continues. Null for a retry (its `requestId` already names
-   * a run of the user's): it replays that run as it was sent, whatever the session did since.
+   * The conversation a call naming none continues. A retry (its `requestId` already names a run of
+   * the user's) replays that run as it was sent, whatever the session did since: its conversation,
+   * or null when that run created its conversation (it was sent naming none).
    */
   last(userId: string, sessionHash: string, requestId: string | null): Promise<string | null>;
   remember(userId: string, sessionHash: string, conversationId: string): Promise<void>;
@@ -24,7 +25,8 @@ export interface SessionConversations {
 export function sessionConversations(pool: Pool): SessionConversations {
   return {
     last: async (userId, sessionHash, requestId) => {
-      if (requestId && (await findRunByRequest(pool, { userId, requestId }))) return null;
+      const retried = requestId ? await latestRunByRequest(pool, { userId, requestId }) : null;
+      if (retried) return retried.openedConversation ? null : retried.conversationId;
       return sessionConversation(pool, { userId, sessionHash });
     },
     remember: (userId, sessionHash, conversationId) => rememberSessionConversation(pool, { userId, sessionHash, conversationId }),

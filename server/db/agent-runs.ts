@@ -4,7 +4,7 @@
  * derived from (v1/run-status.ts).
  * @module
  */
-/** A run's stored tool policy (the column's shape; agent/tool-policy.ts applies it). */
+/** A run's stored tool policy (the column's shape; agent/run-tool-allowlist.ts applies it). */
 export type ToolPolicy = { mode: 'none' } | { mode: 'allowlist'; allowedTools: string[] };
 import type { Queryable } from './pool.ts';
 import type { RunRowStatus } from './runs.ts';

@@ -3,7 +3,8 @@
  * tenant and username, and the headless run (if any) whose turn asked for it.
  * @module
  */
-import type { ApprovalStatus } from './approvals.ts';
+import type { Approval, ApprovalStatus, ApprovalTermsRow } from './approvals.ts';
+import { ESCALATED_ROLES_SQL } from './escalation.ts';
 import type { Queryable } from './pool.ts';
 
 export interface ApprovalRecord {
@@ -27,7 +28,26 @@ export interface ApprovalRecord {
   policyScope: string;
   policyAction: string;
   policyMatched: boolean;
+  /** Issue 27: the effect's preview (null: none), the arguments' labels, the approval it replaces. */
+  preview: Approval['preview'];
+  labels: Approval['labels'];
+  replaces: string | null;
+  /** The grant an approval of it may make (null: not grantable), and the grant it made (migration 163). */
+  grantOffer: Approval['grantOffer'];
+  grantId: string | null;
   runId: string | null;
+  /** Who must approve, and how many (migration 150). */
+  terms: ApprovalTermsRow;
+  /** Whom it escalates to when nobody answered in time (its approvers too from then on); null: nobody. */
+  escalate: Approval['escalate'];
+  /** Every decision made on it so far, oldest first (approval_decisions). */
+  decisions: Array<{ userId: string; user: string; decision: 'approve' | 'deny'; decidedAt: Date; channel: string }>;
+  /** That run's session_id when the caller gave an alias (agent_runs.session_ref): answers echo it. */
+  sessionRef: string | null;
+  /** What an approver signs with a step-up (issue 28): the hash of {tool, args, user}. */
+  actionHash: string | null;
+  /** Each approver must sign with a passkey (migration 175); null: no step-up. */
+  stepUp: Approval['stepUp'];
 }
 
 interface Row {
@@ -51,7 +71,22 @@ interface Row {
   policy_scope: string;
   policy_action: string;
   policy_matched: boolean;
+  preview: Approval['preview'];
+  labels: Approval['labels'] | null;
+  replaces: string | null;
+  grant_offer: Approval['grantOffer'];
+  grant_id: string | null;
   run_id: string | null;
+  approvals_required: number;
+  approver_roles: string[];
+  approver_users: string[];
+  distinct_from_requester: boolean;
+  escalate_after_s: number | null;
+  escalate_roles: string[] | null;
+  decisions: Array<{ user_id: string; user: string | null; decision: 'approve' | 'deny'; decided_at: string; channel: string }>;
+  session_ref: string | null;
+  action_hash: string | null;
+  step_up: Approval['stepUp'];
 }
 
 const toRecord = (r: Row): ApprovalRecord => ({
@@ -75,20 +110,37 @@ const toRecord = (r: Row): ApprovalRecord => ({
   policyScope: r.policy_scope,
   policyAction: r.policy_action,
   policyMatched: r.policy_matched,
+  preview: r.preview ?? null,
+  labels: r.labels ?? {},
+  replaces: r.replaces ?? null,
+  grantOffer: r.grant_offer ?? null,
+  grantId: r.grant_id ?? null,
   runId: r.run_id,
+  terms: { required: r.approvals_required, roles: r.approver_roles, users: r.approver_users, distinctFromRequester: r.distinct_from_requester },
+  escalate: r.escalate_after_s ? { afterS: r.escalate_after_s, roles: r.escalate_roles ?? [] } : null,
+  decisions: r.decisions.map((d) => ({ userId: d.user_id, user: d.user ?? '', decision: d.decision, decidedAt: new Date(d.decided_at), channel: d.channel })),
+  sessionRef: r.session_ref,
+  actionHash: r.action_hash,
+  stepUp: r.step_up ?? null,
 });
 
 const SELECT = `
   SELECT a.id, a.conversation_id, a.tool, a.args, a.prompt, a.status, a.reason, a.decision_note, a.created_at, a.expires_at,
          a.resolved_at, a.requested_by, req.tenant AS requester_tenant, req.username AS requester_username,
          a.resolved_by, res.tenant AS resolver_tenant, res.username AS resolver_username,
-         a.policy_scope, a.policy_action, a.policy_matched,
-         (SELECT t.run_id FROM conversation_events e JOIN agent_run_turns t ON t.engine_run_id = e.run_id
-           WHERE e.conversation_id = a.conversation_id AND e.kind = 'approval.requested' AND e.payload->>'approval_id' = a.id::text
-           LIMIT 1) AS run_id
+         a.policy_scope, a.policy_action, a.policy_matched, a.preview, a.labels, a.replaces, a.grant_offer, a.grant_id, run.run_id, run.session_ref,
+         a.approvals_required, a.approver_roles, a.approver_users, a.distinct_from_requester, a.escalate_after_s, a.escalate_roles, a.action_hash, a.step_up,
+         (SELECT coalesce(json_agg(json_build_object('user_id', d.user_id, 'user', du.username, 'decision', d.decision, 'decided_at', d.decided_at, 'channel', d.channel)
+                   ORDER BY d.decided_at, d.user_id), '[]'::json)
+           FROM approval_decisions d LEFT JOIN users du ON du.id::text = d.user_id WHERE d.approval_id = a.id) AS decisions
   FROM approvals a
   JOIN users req ON req.id::text = a.requested_by
-  LEFT JOIN users res ON res.id::text = a.resolved_by`;
+  LEFT JOIN users res ON res.id::text = a.resolved_by
+  LEFT JOIN LATERAL (
+    SELECT t.run_id, r.session_ref FROM conversation_events e
+      JOIN agent_run_turns t ON t.engine_run_id = e.run_id JOIN agent_runs r ON r.id = t.run_id
+     WHERE e.conversation_id = a.conversation_id AND e.kind = 'approval.requested' AND e.payload->>'approval_id' = a.id::text
+     LIMIT 1) run ON true`;
 
 export async function getApprovalRecord(q: Queryable, id: string): Promise<ApprovalRecord | null> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
@@ -96,12 +148,20 @@ export async function getApprovalRecord(q: Queryable, id: string): Promise<Appro
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
-/** Approvals of a tenant, newest first: every user's when `userId` is null, else that requester's. */
-export async function listApprovalRecords(q: Queryable, f: { tenant: string; userId: string | null; status: ApprovalStatus | null; limit: number }): Promise<ApprovalRecord[]> {
+/**
+ * Approvals of a tenant, newest first: every user's when `userId` is null, else that requester's
+ * and those the policy routes to `approver` (by username or role, or by role once escalated, issue 26); of one conversation
+ * when `conversationId` is set.
+ */
+export async function listApprovalRecords(
+  q: Queryable,
+  f: { tenant: string; userId: string | null; status: ApprovalStatus | null; limit: number; approver?: { username: string; role: string }; conversationId?: string | null },
+): Promise<ApprovalRecord[]> {
   const { rows } = await q.query<Row>(
-    `${SELECT} WHERE req.tenant = $1 AND ($2::text IS NULL OR a.requested_by = $2) AND ($3::text IS NULL OR a.status = $3)
+    `${SELECT} WHERE req.tenant = $1 AND ($2::text IS NULL OR a.requested_by = $2 OR $5 = ANY(a.approver_users) OR $6 = ANY(a.approver_roles) OR $6 = ANY(${ESCALATED_ROLES_SQL}))
+       AND ($3::text IS NULL OR a.status = $3) AND ($7::uuid IS NULL OR a.conversation_id = $7)
      ORDER BY a.created_at DESC, a.id DESC LIMIT $4`,
-    [f.tenant, f.userId, f.status, f.limit],
+    [f.tenant, f.userId, f.status, f.limit, f.approver?.username ?? null, f.approver?.role ?? null, f.conversationId ?? null],
   );
   return rows.map(toRecord);
 }

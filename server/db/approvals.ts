@@ -5,6 +5,12 @@
  */
 import type { Queryable } from './pool.ts';
 
+/** The stored preview: operations' EffectPreview as a column (db sits below operations). */
+type EffectPreview = { summary: string; details?: Record<string, unknown>; state_hash: string };
+type ArgumentLabels = Record<string, string>;
+/** What an approval offers besides Confirm (policy's GrantOffer, as a column). */
+type GrantOffer = { max_ttl_s: number; match: Record<string, unknown> };
+
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
 
 export interface Approval {
@@ -31,6 +37,34 @@ export interface Approval {
   resumedAt: Date | null;
   /** The tool policy decision that paused the call (migration 110; older rows: builtin require_approval). */
   policy: { scope: string; action: string; matched: boolean };
+  /** Who must approve, and how many (migration 150; older rows: one, the requester or an admin). */
+  terms: ApprovalTermsRow;
+  /** Whom to notify when nobody answered in time (migration 150); null: nobody. */
+  escalate: { afterS: number; roles: string[] } | null;
+  /** The effect's preview the approver sees (migration 161); null: none. */
+  preview: EffectPreview | null;
+  /** Human labels of the arguments; {} on older rows. */
+  labels: ArgumentLabels;
+  /** The approval of the same tool call that a state change closed, when this one asks again. */
+  replaces: string | null;
+  /** The decider's own words (a Deny reason), told to the model (issue 27 item 4). */
+  decisionNote: string | null;
+  /** The grant its approver may make instead of a one-off confirm (migration 163); null: not grantable. */
+  grantOffer: GrantOffer | null;
+  /** The grant its approval made; null: a one-off decision. */
+  grantId: string | null;
+  /** The W3C traceparent of the turn that paused (migration 172; server/telemetry); null when traces were off. */
+  traceParent: string | null;
+  /** The rule asks each approver to sign with a passkey (migration 175, issue 28); null: no step-up. */
+  stepUp: 'passkey' | null;
+}
+
+/** The approvers an approval needs (approvals/approvers.ts reads them). */
+export interface ApprovalTermsRow {
+  required: number;
+  roles: string[];
+  users: string[];
+  distinctFromRequester: boolean;
 }
 
 interface ApprovalRow {
@@ -55,6 +89,20 @@ interface ApprovalRow {
   policy_scope: string;
   policy_action: string;
   policy_matched: boolean;
+  approvals_required: number;
+  approver_roles: string[];
+  approver_users: string[];
+  distinct_from_requester: boolean;
+  escalate_after_s: number | null;
+  escalate_roles: string[] | null;
+  preview: EffectPreview | null;
+  labels: ArgumentLabels | null;
+  replaces: string | null;
+  decision_note: string | null;
+  grant_offer: GrantOffer | null;
+  grant_id: string | null;
+  trace_parent: string | null;
+  step_up: 'passkey' | null;
 }
 
 function toApproval(row: ApprovalRow): Approval {
@@ -78,26 +126,46 @@ function toApproval(row: ApprovalRow): Approval {
     resolvedBy: row.resolved_by ?? null,
     resumedAt: row.resumed_at,
     policy: { scope: row.policy_scope, action: row.policy_action, matched: row.policy_matched },
+    terms: { required: row.approvals_required, roles: row.approver_roles, users: row.approver_users, distinctFromRequester: row.distinct_from_requester },
+    escalate: row.escalate_after_s ? { afterS: row.escalate_after_s, roles: row.escalate_roles ?? [] } : null,
+    preview: row.preview ?? null,
+    labels: row.labels ?? {},
+    replaces: row.replaces ?? null,
+    decisionNote: row.decision_note ?? null,
+    grantOffer: row.grant_offer ?? null,
+    grantId: row.grant_id ?? null,
+    traceParent: row.trace_parent ?? null,
+    stepUp: row.step_up ?? null,
   };
 }
 
 export type NewApproval = Pick<
   Approval,
   'conversationId' | 'threadId' | 'interruptId' | 'toolCallId' | 'tool' | 'args' | 'argsHash' | 'prompt' | 'requestedBy' | 'expiresAt'
-> & { actionHash: string; policy?: { scope: string; action: string; matched: boolean } | null };
+> & { actionHash: string; policy?: { scope: string; action: string; matched: boolean } | null; terms?: ApprovalTermsRow | null; escalate?: { afterS: number; roles: string[] } | null;
+  preview?: EffectPreview | null; labels?: ArgumentLabels; replaces?: string | null; grantOffer?: GrantOffer | null; traceParent?: string | null; stepUp?: 'passkey' | null };
 
 /** Records a pending approval; a repeat for the same interrupt returns the existing row. */
 export async function createApproval(q: Queryable, a: NewApproval): Promise<Approval> {
   const { rows } = await q.query<ApprovalRow>(
     `INSERT INTO approvals (conversation_id, thread_id, interrupt_id, tool_call_id, tool, args, args_hash, prompt, requested_by, expires_at, action_hash,
-       policy_scope, policy_action, policy_matched)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'builtin'), COALESCE($13, 'require_approval'), COALESCE($14, false))
+       policy_scope, policy_action, policy_matched, approvals_required, approver_roles, approver_users, distinct_from_requester, escalate_after_s, escalate_roles,
+       preview, labels, replaces, grant_offer, trace_parent, step_up)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'builtin'), COALESCE($13, 'require_approval'), COALESCE($14, false),
+       COALESCE($15, 1), COALESCE($16, '{}'::text[]), COALESCE($17, '{}'::text[]), COALESCE($18, false), $19, $20, $21, $22, $23, $24, $25, $26)
      ON CONFLICT (thread_id, interrupt_id) DO UPDATE SET thread_id = EXCLUDED.thread_id
      RETURNING *`,
     [a.conversationId, a.threadId, a.interruptId, a.toolCallId, a.tool, JSON.stringify(a.args), a.argsHash, a.prompt, a.requestedBy, a.expiresAt, a.actionHash,
-      a.policy?.scope ?? null, a.policy?.action ?? null, a.policy?.matched ?? null],
+      a.policy?.scope ?? null, a.policy?.action ?? null, a.policy?.matched ?? null,
+      a.terms?.required ?? null, a.terms?.roles ?? null, a.terms?.users ?? null, a.terms?.distinctFromRequester ?? null, a.escalate?.afterS ?? null, a.escalate?.roles ?? null,
+      a.preview ? JSON.stringify(a.preview) : null, a.labels ? JSON.stringify(a.labels) : null, a.replaces ?? null, a.grantOffer ? JSON.stringify(a.grantOffer) : null, a.traceParent ?? null, a.stepUp ?? null],
   );
   return toApproval(rows[0]);
+}
+
+/** Links the grant an approval made (issue 27), in the decision's transaction. */
+export async function linkGrant(q: Queryable, approvalId: string, grantId: string): Promise<void> {
+  await q.query(`UPDATE approvals SET grant_id = $2 WHERE id = $1`, [approvalId, grantId]);
 }
 
 /** Pending approvals of a conversation, oldest first. */
@@ -181,4 +249,25 @@ export async function findApproval(q: Queryable, conversationId: string, id?: st
 export async function markResumed(q: Queryable, ids: string[], now: Date): Promise<void> {
   if (ids.length === 0) return;
   await q.query(`UPDATE approvals SET resumed_at = $2 WHERE id = ANY($1::uuid[]) AND resumed_at IS NULL`, [ids, now]);
+}
+
+/**
+ * Closes the approval of `toolCallId` that was approved but whose action was refused because the
+ * state it previewed changed (412): denied / state_changed. Returns its id, or null when there is
+ * none (the new approval is then a plain one).
+ */
+export async function closeStateChanged(q: Queryable, input: { threadId: string; toolCallId: string; exceptId: string }): Promise<string | null> {
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE approvals SET status = 'denied', reason = 'state_changed'
+     WHERE id = (SELECT id FROM approvals WHERE thread_id = $1 AND tool_call_id = $2 AND status = 'approved' AND id <> $3
+                 ORDER BY created_at DESC, id DESC LIMIT 1)
+     RETURNING id`,
+    [input.threadId, input.toolCallId, input.exceptId],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** Records which approval a new one replaces (the card links them). */
+export async function linkReplaced(q: Queryable, id: string, replaces: string): Promise<void> {
+  await q.query('UPDATE approvals SET replaces = $2 WHERE id = $1', [id, replaces]);
 }

@@ -1,11 +1,13 @@
 /**
  * The conversations table: one row per chat, owned by one user. The title is derived from the
- * first user message (trigger in 004_conversations.sql) until it is set explicitly; `search` is a
+ * first user message (trigger in 004_conversations.sql) until it is set explicitly, then replaced
+ * once by the model's after the first answer unless the user gave one (`title_by_user`); `search` is a
  * tsvector over the title and the messages' text, kept by triggers.
  * @module
  */
 import { AirlockError } from '../errors.ts';
 import { isUniqueViolation, type Queryable } from './pool.ts';
+import { HIT_END, HIT_START, snippetParts, type SnippetPart } from '../../src/lib/wire/search-snippet.ts';
 
 export interface Conversation {
   id: string;
@@ -14,6 +16,8 @@ export interface Conversation {
   archived: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** In a search's results only: where the words were found, the found words marked (search-snippet.ts). */
+  snippet?: SnippetPart[] | null;
 }
 
 interface ConversationRow {
@@ -72,8 +76,8 @@ export async function createConversation(
   try {
     const { rows } = await q.query<ConversationRow>(
       `WITH t AS (SELECT coalesce(nullif(btrim($2), ''), airlock_derive_title($3)) AS title)
-       INSERT INTO conversations AS c (id, user_id, title, title_auto)
-       SELECT coalesce($4::uuid, gen_random_uuid()), $1, coalesce(t.title, 'New conversation'), t.title IS NULL FROM t
+       INSERT INTO conversations AS c (id, user_id, title, title_auto, title_by_user)
+       SELECT coalesce($4::uuid, gen_random_uuid()), $1, coalesce(t.title, 'New conversation'), t.title IS NULL, nullif(btrim($2), '') IS NOT NULL FROM t
        RETURNING ${COLUMNS}`,
       [input.userId, input.title == null ? null : stripBidiControls(input.title), input.text ?? null, input.id ?? null],
     );
@@ -117,11 +121,40 @@ export async function renameConversation(
   const title = stripBidiControls(input.title).trim();
   if (!title) throw new AirlockError('VALIDATION_ERROR', 'The title is empty.');
   const { rows } = await q.query<ConversationRow>(
-    `UPDATE conversations c SET title = $3, title_auto = false, updated_at = greatest(now(), updated_at)
+    `UPDATE conversations c SET title = $3, title_auto = false, title_by_user = true, updated_at = greatest(now(), updated_at)
      WHERE c.id = $1 AND c.user_id = $2 RETURNING ${COLUMNS}`,
     [input.id, input.userId, title],
   );
   return rows[0] ? toConversation(rows[0]) : null;
+}
+
+/**
+ * The model's title after the conversation's first completed answer (run `runId` ends done): written
+ * only while no other run here has ended done and the user never gave a title (a rename, or a title
+ * at creation: `title_by_user`, migration 180), so it never overwrites theirs. True when written.
+ */
+export async function setFirstAnswerTitle(
+  q: Queryable,
+  input: { id: string; runId: string; title: string },
+): Promise<boolean> {
+  const title = stripBidiControls(input.title).trim();
+  if (!title) return false;
+  const { rowCount } = await q.query(
+    `UPDATE conversations c SET title = $3, title_auto = false
+     WHERE c.id = $1 AND NOT c.title_by_user AND c.title IS DISTINCT FROM $3
+       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.conversation_id = c.id AND r.status = 'done' AND r.id <> $2::uuid)`,
+    [input.id, input.runId, title],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** The first user message's text in a conversation, '' when there is none. */
+export async function firstUserMessage(q: Queryable, id: string): Promise<string> {
+  const { rows } = await q.query<{ content: string }>(
+    `SELECT content FROM messages WHERE conversation_id = $1 AND role = 'user' ORDER BY seq LIMIT 1`,
+    [id],
+  );
+  return rows[0]?.content ?? '';
 }
 
 /** Archives (soft delete) or restores. Null when not the user's. */
@@ -161,12 +194,14 @@ export async function listConversations(
   const search = input.query?.trim() ? input.query.trim() : null;
   const params: unknown[] = [input.userId, input.archived, input.limit + 1];
   let rankExpr = 'NULL::real';
+  let snippetExpr = 'NULL::text';
   const where = ['c.user_id = $1', 'c.archived = $2'];
   if (search) {
     params.push(search);
     const tsq = `websearch_to_tsquery('english', $${params.length})`;
     where.push(`c.search @@ ${tsq}`);
     rankExpr = `ts_rank(c.search, ${tsq})`;
+    snippetExpr = snippetSql(tsq, params);
   }
   const after = input.after;
   if (after) {
@@ -181,8 +216,8 @@ export async function listConversations(
     }
   }
   const order = search ? 'rank DESC, c.updated_at DESC, c.id DESC' : 'c.updated_at DESC, c.id DESC';
-  const { rows } = await q.query<ConversationRow & { rank: string | null; updated_at_key: string }>(
-    `SELECT ${COLUMNS}, (${rankExpr})::text AS rank, c.updated_at::text AS updated_at_key
+  const { rows } = await q.query<ConversationRow & { rank: string | null; updated_at_key: string; snippet: string | null }>(
+    `SELECT ${COLUMNS}, (${rankExpr})::text AS rank, c.updated_at::text AS updated_at_key, ${snippetExpr} AS snippet
      FROM conversations c WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $3`,
     params,
   );
@@ -192,5 +227,23 @@ export async function listConversations(
     rows.length > input.limit && last
       ? { updatedAt: last.updated_at_key, id: last.id, ...(search && last.rank !== null ? { rank: last.rank } : {}) }
       : null;
-  return { items: page.map(toConversation), next };
+  const items = page.map((row) => (search ? { ...toConversation(row), snippet: row.snippet === null ? null : snippetParts(row.snippet) } : toConversation(row)));
+  return { items, next };
+}
+
+/**
+ * A search result's snippet (issue 29 item 3): PostgreSQL's ts_headline over the newest message
+ * that matches (the title when only the title does), the found words between two private-use
+ * characters that the text itself is stripped of, so no message can fake a mark. Evaluated for the
+ * page's rows only (LIMIT applies first to the ranked scan, then the select list).
+ */
+function snippetSql(tsq: string, params: unknown[]): string {
+  params.push(HIT_START, HIT_END);
+  const [start, end] = [`$${params.length - 1}::text`, `$${params.length}::text`];
+  const clean = (text: string) => `replace(replace(${text}, ${start}, ''), ${end}, '')`;
+  const newestMatch = `(SELECT left(m.content, 20000) FROM messages m
+      WHERE m.conversation_id = c.id AND to_tsvector('english', left(m.content, 20000)) @@ ${tsq}
+      ORDER BY m.seq DESC LIMIT 1)`;
+  const options = `'StartSel=' || ${start} || ', StopSel=' || ${end} || ', MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=" … "'`;
+  return `ts_headline('english', ${clean(`coalesce(${newestMatch}, c.title)`)}, ${tsq}, ${options})`;
 }

@@ -1,5 +1,5 @@
 /** Database access: pool, migrations, embedded server. Table modules live beside this file. */
-export { createPool, CONNECT_TIMEOUT_MS, guardClients, releaseOnce, withTransaction, withSnapshot, withAdvisoryLock, isUniqueViolation } from './pool.ts';
+export { createPool, CONNECT_TIMEOUT_MS, guardClients, releaseOnce, withTransaction, withSnapshot, withAdvisoryLock, isUniqueViolation, poolOf } from './pool.ts';
 export type { Queryable, Pool, PoolClient } from './pool.ts';
 export { runMigrations, loadMigrations } from './migrate.ts';
 export { isDatabaseUnavailable } from './unavailable.ts';

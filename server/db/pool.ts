@@ -8,6 +8,7 @@
  * @module
  */
 import pg from 'pg';
+import { startTiming } from '../timing/index.ts';
 
 /** A pool or a checked-out client: anything with `query`. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
@@ -49,13 +50,48 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
  * pg-pool discards a client that is not queryable when it is released.
  */
 export function guardClients(pool: pg.Pool): pg.Pool {
-  pool.on('connect', (client) => client.on('error', ignore));
+  pool.on('connect', (client) => {
+    client.on('error', ignore);
+    pools.set(client, pool);
+    meterQueries(client);
+  });
   // An idle client's error (server restart) comes here; the next checkout opens a new connection.
   pool.on('error', ignore);
   return pool;
 }
 
 function ignore(): void {}
+
+const pools = new WeakMap<pg.ClientBase, pg.Pool>();
+
+/**
+ * The client's queries add their time to the current request's `db` (server/timing), promise or
+ * callback form (pool.query uses the callback); a submittable (a cursor) is left alone.
+ */
+function meterQueries(client: pg.PoolClient): void {
+  const query = client.query;
+  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+    const stop = startTiming('db');
+    if (!stop) return (query as (...a: unknown[]) => unknown).apply(this, args);
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const callback = args[last] as (...r: unknown[]) => void;
+      args[last] = (...r: unknown[]) => {
+        stop();
+        callback(...r);
+      };
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    }
+    const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+    if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(stop, stop);
+    return result;
+  } as typeof client.query;
+}
+
+/** The pool a transaction's client came from (pools made by createPool or guardClients). */
+export function poolOf(client: Queryable): pg.Pool | undefined {
+  return pools.get(client as pg.ClientBase);
+}
 
 /**
  * A client's release that acts once; later calls do nothing. A lost connection can emit 'error'

@@ -1,7 +1,9 @@
 /**
  * The runs table: one row per turn, owned by the process that runs it and leased while it runs,
- * so a dead owner is noticed (its lease lapses). `(user_id, request_id)` is unique: a retried
- * submit finds its run instead of starting another.
+ * so a dead owner is noticed (its lease lapses). `(user_id, conversation_id, request_id)` is
+ * unique (seed 001: the key's scope is the conversation), and so is `(user_id, request_id)` among
+ * the runs that created their conversation (migration 144): a retried submit finds its run instead
+ * of starting another, with or without a conversation.
  * @module
  */
 import { isUniqueViolation, type Queryable } from './pool.ts';
@@ -20,6 +22,8 @@ export interface Run {
   leaseExpiresAt: Date;
   startedAt: Date;
   finishedAt: Date | null;
+  /** The run's submit named no conversation: it created this one. */
+  openedConversation: boolean;
 }
 
 export interface RunRow {
@@ -33,6 +37,7 @@ export interface RunRow {
   lease_expires_at: Date;
   started_at: Date;
   finished_at: Date | null;
+  opened_conversation: boolean;
 }
 
 /** A `runs` row as the app sees it (also for statements of other modules that return one). */
@@ -47,6 +52,7 @@ export const toRun = (r: RunRow): Run => ({
   leaseExpiresAt: r.lease_expires_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
+  openedConversation: r.opened_conversation,
 });
 
 /** Inserts a running run; null when the user already has a run with this request id. */
@@ -67,8 +73,22 @@ export async function insertRun(
   }
 }
 
-export async function findRunByRequest(q: Queryable, input: { userId: string; requestId: string }): Promise<Run | null> {
-  const { rows } = await q.query<RunRow>('SELECT * FROM runs WHERE user_id = $1 AND request_id = $2', [input.userId, input.requestId]);
+/**
+ * The user's run of a request_id in `conversationId`; with `conversationId` null (a submit naming
+ * no conversation), the one that created its conversation.
+ */
+export async function findRunByRequest(q: Queryable, input: { userId: string; requestId: string; conversationId: string | null }): Promise<Run | null> {
+  const { rows } = await q.query<RunRow>(
+    `SELECT * FROM runs WHERE user_id = $1 AND request_id = $2
+       AND ${input.conversationId === null ? 'opened_conversation' : 'conversation_id = $3::uuid'}`,
+    input.conversationId === null ? [input.userId, input.requestId] : [input.userId, input.requestId, input.conversationId],
+  );
+  return rows[0] ? toRun(rows[0]) : null;
+}
+
+/** The user's newest run of a request_id in any conversation (a Gradio session's retry, session-continuity.ts). */
+export async function latestRunByRequest(q: Queryable, input: { userId: string; requestId: string }): Promise<Run | null> {
+  const { rows } = await q.query<RunRow>('SELECT * FROM runs WHERE user_id = $1 AND request_id = $2 ORDER BY started_at DESC LIMIT 1', [input.userId, input.requestId]);
   return rows[0] ? toRun(rows[0]) : null;
 }
 

@@ -12,16 +12,19 @@ import { takeLeaseOnConflict } from './leases.ts';
 import type { Queryable } from './pool.ts';
 import { toRun, type Run, type RunRow } from './runs.ts';
 
-/** The run row's insert from the lease CTE `l`: nothing when the lease was not taken. */
-const INSERT_RUN_FROM_LEASE = `
-       INSERT INTO runs (id, conversation_id, user_id, request_id, request_hash, owner, lease_expires_at)
-       SELECT $3::uuid, conversation_id, $1, $4, $5, $6, now() + make_interval(secs => $7) FROM l
-       ON CONFLICT (user_id, request_id) DO NOTHING
+/**
+ * The run row's insert from the lease CTE `l`: nothing when the lease was not taken, or when the
+ * request_id is taken (in this conversation, or, for a run that opens one, among opening runs).
+ */
+const insertRunFromLease = (openedConversation: boolean) => `
+       INSERT INTO runs (id, conversation_id, user_id, request_id, request_hash, owner, lease_expires_at, opened_conversation)
+       SELECT $3::uuid, conversation_id, $1, $4, $5, $6, now() + make_interval(secs => $7), ${openedConversation} FROM l
+       ON CONFLICT DO NOTHING
        RETURNING *`;
 
 export interface OpenedTurn {
   conversationId: string;
-  /** Null when the user already has a run with this request id (a concurrent retry won). */
+  /** Null when the user already opened a conversation with this request id (a concurrent retry won). */
   run: Run | null;
 }
 
@@ -39,7 +42,7 @@ export async function openNewConversationTurn(
        INSERT INTO conversation_leases (conversation_id, holder, state, since, expires_at, owner)
        SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7), $6 FROM c
        RETURNING conversation_id),
-     r AS (${INSERT_RUN_FROM_LEASE})
+     r AS (${insertRunFromLease(true)})
      SELECT c.id AS new_conversation_id, r.* FROM c LEFT JOIN r ON true`,
     [input.userId, input.text, input.runId, input.requestId, input.requestHash, input.owner, input.leaseTtlS],
   );
@@ -52,7 +55,7 @@ export interface OpenedExistingTurn {
   found: boolean;
   /** False when another run streams in it (nothing was written). */
   leased: boolean;
-  /** Null when not leased, or when the user already has a run with this request id (a concurrent retry won). */
+  /** Null when not leased, or when the user already has a run with this request id here (a concurrent retry won). */
   run: Run | null;
 }
 
@@ -69,7 +72,7 @@ export async function openExistingConversationTurn(
        SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7), $6 FROM c
        ${takeLeaseOnConflict('true')}
        RETURNING conversation_id),
-     r AS (${INSERT_RUN_FROM_LEASE})
+     r AS (${insertRunFromLease(false)})
      SELECT EXISTS (SELECT 1 FROM c) AS found, EXISTS (SELECT 1 FROM l) AS leased, r.* FROM (SELECT 1) AS one LEFT JOIN r ON true`,
     [input.userId, input.conversationId, input.runId, input.requestId, input.requestHash, input.owner, input.leaseTtlS],
   );

@@ -3,20 +3,23 @@
  * the event vocabulary. Pure.
  * @module
  */
-import type { AgentEvent } from '../agent/index.ts';
-import type { OpenedApproval, ResolvedApproval } from '../approvals/steps.ts';
+import type { AgentEvent, GrantUse } from '../agent/index.ts';
+import type { ApprovalProgress, OpenedApproval, ResolvedApproval } from '../approvals/steps.ts';
 import type { EventDraft, RunStatus } from './events.ts';
 
 type ToolResultEvent = Extract<AgentEvent, { type: 'tool_end' | 'tool_error' }>;
 
+/** The grant a call ran under, as tool.call and tool.result carry it. */
+const grantUse = (g: GrantUse | undefined) => (g ? { grant_id: g.id, grant_by: g.by, grant_until: g.until } : {});
+
 export function toolCallDraft(runId: string, e: Extract<AgentEvent, { type: 'tool_start' }>): EventDraft {
-  return { kind: 'tool.call', payload: { run_id: runId, tool_call_id: e.toolCallId, tool: e.tool, input: e.input, ...(e.policy ? { policy: e.policy } : {}) } };
+  return { kind: 'tool.call', payload: { run_id: runId, tool_call_id: e.toolCallId, tool: e.tool, input: e.input, ...(e.policy ? { policy: e.policy } : {}), ...grantUse(e.grant) } };
 }
 
 export function toolResultDraft(runId: string, e: ToolResultEvent): EventDraft {
   const base = { run_id: runId, tool_call_id: e.toolCallId, tool: e.tool };
   return e.type === 'tool_end'
-    ? { kind: 'tool.result', payload: { ...base, status: 'done', output: e.output, duration_ms: Math.max(0, Math.round(e.durationMs)) } }
+    ? { kind: 'tool.result', payload: { ...base, status: 'done', output: e.output, duration_ms: Math.max(0, Math.round(e.durationMs)), ...grantUse(e.grant) } }
     : { kind: 'tool.result', payload: { ...base, status: 'error', error: e.error, ...(e.code ? { code: e.code } : {}) } };
 }
 
@@ -27,11 +30,29 @@ export function approvalRequestedDraft(runId: string, a: OpenedApproval): EventD
       run_id: runId, approval_id: a.approvalId, tool_call_id: a.toolCallId, tool: a.tool, input: a.input, prompt: a.prompt,
       expires_at: a.expiresAt.toISOString(), timeout_s: a.timeoutS,
       ...(a.policy ? { policy: a.policy } : {}),
+      ...(a.approvalsRequired > 1 ? { approvals_required: a.approvalsRequired } : {}),
+      ...(a.stepUp ? { step_up: a.stepUp } : {}),
+      preview: a.preview,
+      labels: a.labels,
+      grantable: a.grant,
+      ...(a.replaces ? { replaces: { approval_id: a.replaces.approvalId, reason: a.replaces.reason } } : {}),
     },
   };
 }
 
-export function approvalResolvedDraft(runId: string, r: ResolvedApproval): EventDraft {
+export function approvalProgressDraft(runId: string, p: ApprovalProgress): EventDraft {
+  return { kind: 'approval.approved', payload: { run_id: runId, approval_id: p.approvalId, by: p.by, approved_count: p.approvedCount, approvals_required: p.approvalsRequired } };
+}
+
+/**
+ * The approvals a state change closed (issue 27): approved, but the api refused the action (412), so
+ * denied / state_changed; each is resolved again on the ledger just before the approval that replaces it.
+ */
+export function replacedApprovalDrafts(runId: string, opened: OpenedApproval[]): EventDraft[] {
+  return opened.flatMap((a) => (a.replaces ? [approvalResolvedDraft(runId, { approvalId: a.replaces.approvalId, result: 'denied', reason: a.replaces.reason })] : []));
+}
+
+export function approvalResolvedDraft(runId: string, r: Pick<ResolvedApproval, 'approvalId' | 'result' | 'reason'>): EventDraft {
   return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason } };
 }
 
@@ -47,6 +68,8 @@ export interface RunSummary {
   startedAt: number;
   stopReason: string;
   error?: { code: string; detail: string };
+  /** The dead turn this one retried (TurnInput.retryOf). */
+  retryOf?: string | null;
 }
 
 export function runFinishedDraft(runId: string, s: RunSummary, now = Date.now()): EventDraft {
@@ -60,6 +83,7 @@ export function runFinishedDraft(runId: string, s: RunSummary, now = Date.now())
       stop_reason: s.stopReason,
       error_code: s.error?.code ?? null,
       ...(s.error ? { error_detail: s.error.detail } : {}),
+      ...(s.retryOf ? { retry_of: s.retryOf } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { APPROVAL_REASONS } from '../approvals/rules.ts';
+import { ArgumentLabelsSchema, EffectPreviewSchema, GrantOfferSchema } from '../../src/lib/wire/chat-metadata.ts';
 
 const RunId = z.uuid();
 /** A file on a user message, with what the model got of it (engine/attachments.ts ReportedFileRef). */
@@ -25,6 +26,9 @@ const FileRefSchema = z.strictObject({
 const PolicySchema = z.strictObject({ scope: z.string().min(1), action: z.enum(['allow', 'caution', 'require_approval', 'deny']), matched: z.boolean() });
 
 /** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
+/** A call run under a standing grant (issue 27): its id, who made it and until when (the tool card says so). */
+const GRANT_USE = { grant_id: z.uuid().optional(), grant_by: z.string().optional(), grant_until: z.iso.datetime({ offset: true }).optional() };
+
 export const PAYLOADS = {
   'user.message': z.strictObject({
     run_id: RunId,
@@ -33,8 +37,10 @@ export const PAYLOADS = {
     files: z.array(FileRefSchema),
     /** The client's own id of the message (AG-UI Message.id, issue 24); absent when it sent none. */
     client_message_id: z.string().min(1).max(256).optional(),
+    /** Seed 001's word: written for the next turn (an edge write, a queued message; `guide` is written as queue). Absent: it started its turn. */
+    delivery: z.literal('queue').optional(),
   }),
-  'tool.call': z.strictObject({ run_id: RunId, tool_call_id: z.string().min(1), tool: z.string().min(1), input: z.unknown(), policy: PolicySchema.optional() }),
+  'tool.call': z.strictObject({ run_id: RunId, tool_call_id: z.string().min(1), tool: z.string().min(1), input: z.unknown(), policy: PolicySchema.optional(), ...GRANT_USE }),
   'tool.result': z.strictObject({
     run_id: RunId,
     tool_call_id: z.string().min(1),
@@ -44,6 +50,8 @@ export const PAYLOADS = {
     error: z.string().optional(),
     code: z.string().optional(),
     duration_ms: z.number().int().nonnegative().optional(),
+    /** The grant the call ran under, without a card (issue 27). */
+    ...GRANT_USE,
   }),
   'approval.requested': z.strictObject({
     run_id: RunId,
@@ -56,12 +64,29 @@ export const PAYLOADS = {
     expires_at: z.iso.datetime({ offset: true }),
     timeout_s: z.number().int().positive(),
     policy: PolicySchema.optional(),
+    /** How many approvers it needs, when more than one (issue 26). */
+    approvals_required: z.number().int().min(2).optional(),
+    /** Approving needs the approver's passkey (issue 28 step-up). */
+    step_up: z.literal('passkey').optional(),
+    /** The effect's preview, null when the tool has none (issue 27); absent on older events. */
+    preview: EffectPreviewSchema.nullable().optional(),
+    /** Human labels of the arguments (issue 27). */
+    labels: ArgumentLabelsSchema.optional(),
+    /** The approval of the same call that a state change closed (denied / state_changed). */
+    replaces: z.strictObject({ approval_id: z.uuid(), reason: z.literal('state_changed') }).optional(),
+    /** The grant its approver may make (issue 27); null: not grantable; absent on older events. */
+    grantable: GrantOfferSchema.nullable().optional(),
   }),
+  // One approver's approval of an M-of-N approval that stays pending (issue 26; wire confirm_progress).
+  // `by` is the approver's username. approval.resolved stays terminal only.
+  'approval.approved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), by: z.string().min(1), approved_count: z.number().int().positive(), approvals_required: z.number().int().positive() }),
   // `reason` (issue 23): absent on events written before it.
   'approval.resolved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']), reason: z.enum(APPROVAL_REASONS).optional() }),
   'assistant.message': z.strictObject({
     run_id: RunId,
     text: z.string(),
+    /** The user.message seqs this answer was given for (seed 001's inputSeqs); absent on events older than it. */
+    input_seqs: z.array(z.number().int().positive()).optional(),
     cancelled: z.literal(true).optional(),
     error: z.strictObject({ code: z.string(), detail: z.string() }).optional(),
   }),
@@ -73,6 +98,8 @@ export const PAYLOADS = {
     stop_reason: z.string().min(1),
     error_code: z.string().nullable(),
     error_detail: z.string().optional(),
+    /** The dead turn a retry took over from (issue 30): it resumed that turn's thread with no new message. */
+    retry_of: RunId.optional(),
   }),
 } as const;
 

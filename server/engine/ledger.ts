@@ -27,10 +27,13 @@ export interface Ledger {
   readRun(conversationId: string, runId: string): Promise<LedgerEvent[]>;
   /** The last committed seq (0 when empty). */
   head(conversationId: string): Promise<number>;
-  /** Wakes `listener` on commits to the conversation; returns the unsubscribe. */
+  /** Wakes `listener` on commits to the conversation (`ANY_CONVERSATION`: to every one); returns the unsubscribe. */
   subscribe(conversationId: string, listener: CommitListener): () => void;
   close(): Promise<void>;
 }
+
+/** Subscribes to the commits of every conversation (the approvals inbox's live list, issue 26). */
+export const ANY_CONVERSATION = '*';
 
 /** Every draft must name a run (the column is derived from the payload). */
 export function runIdOf(draft: EventDraft): string {

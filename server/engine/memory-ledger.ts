@@ -5,7 +5,7 @@
  */
 import type { EventDraft, LedgerEvent } from './events.ts';
 import { validateDraft } from './events.ts';
-import { runIdOf, type CommitListener, type Ledger, type LedgerPage } from './ledger.ts';
+import { ANY_CONVERSATION, runIdOf, type CommitListener, type Ledger, type LedgerPage } from './ledger.ts';
 
 export class MemoryLedger implements Ledger {
   readonly #events = new Map<string, LedgerEvent[]>();
@@ -18,7 +18,9 @@ export class MemoryLedger implements Ledger {
     const committed = valid.map((d, i) => ({ ...d, seq: log.length + i + 1, conversation_id: conversationId, run_id: runIdOf(d), created_at: createdAt }) as LedgerEvent);
     this.#events.set(conversationId, [...log, ...committed]);
     const head = log.length + committed.length;
-    if (committed.length) queueMicrotask(() => this.#listeners.get(conversationId)?.forEach((l) => l(head)));
+    if (committed.length) {
+      queueMicrotask(() => [conversationId, ANY_CONVERSATION].forEach((key) => this.#listeners.get(key)?.forEach((l) => l(head))));
+    }
     return structuredClone(committed);
   }
 

@@ -9,7 +9,7 @@ import { getEventHead } from '../db/event-heads.ts';
 import { releaseOnce, withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { storableJson } from '../db/storable.ts';
 import { validateDraft, type EventDraft, type LedgerEvent } from './events.ts';
-import { runIdOf, type CommitListener, type Ledger, type LedgerPage } from './ledger.ts';
+import { ANY_CONVERSATION, runIdOf, type CommitListener, type Ledger, type LedgerPage } from './ledger.ts';
 
 const CHANNEL_PREFIX = 'airlock_events:';
 
@@ -123,6 +123,7 @@ export class PgLedger implements Ledger {
   #notified(payload: string): void {
     const [conversationId, seq] = payload.split(':');
     this.#listeners.get(conversationId)?.forEach((l) => l(Number(seq)));
+    this.#listeners.get(ANY_CONVERSATION)?.forEach((l) => l(Number(seq)));
   }
 }
 

@@ -4,6 +4,9 @@
  * forever. A run whose ledger ends in an approved approval.resolved with no tool.result after it
  * is left to the approval recovery (approvals/recovery.ts), which resumes it in a new run; once the
  * conversation has moved on, the orphan is finished quietly (the new run carries the answer).
+ * A decision turn that counted one approver of several (approval.approved, M-of-N) and died before
+ * its end committed is finished as it would have ended: paused for the approvals still needed,
+ * with no error answer (the approval is pending and the next approver completes it).
  * @module
  */
 import { withTransaction, type Pool } from '../db/index.ts';
@@ -20,6 +23,12 @@ export const PROCESS_EXIT_DETAIL = 'The server stopped while answering. Ask agai
 export function awaitsApprovedTool(events: readonly LedgerEvent[]): boolean {
   const lastConfirm = events.findLastIndex((e) => e.kind === 'approval.resolved' && e.payload.result === 'confirmed');
   return lastConfirm >= 0 && !events.slice(lastConfirm + 1).some((e) => e.kind === 'tool.result');
+}
+
+/** Pure: did this run count an approver (M-of-N progress) and decide nothing after it? */
+export function endsInProgress(events: readonly LedgerEvent[]): boolean {
+  const last = events.findLast((e) => e.kind === 'approval.approved' || e.kind === 'approval.resolved' || e.kind === 'tool.call');
+  return last?.kind === 'approval.approved';
 }
 
 /** Pure: the model turns a run had, counted from its ledger (tool rounds plus a final answer). */
@@ -42,9 +51,19 @@ export async function recoverOrphanedRuns(pool: Pool, ledger: Ledger): Promise<s
       if (later.length === 0) continue; // not resumed yet
       quiet = true;
     }
-    if (await finishOrphan(pool, ledger, run, countTurns(events), quiet)) finished.push(run.id);
+    const settled = endsInProgress(events) ? await finishPaused(pool, ledger, run) : await finishOrphan(pool, ledger, run, countTurns(events), quiet);
+    if (settled) finished.push(run.id);
   }
   return finished;
+}
+
+async function finishPaused(pool: Pool, ledger: Ledger, run: Run): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    if (!(await finishRun(tx, { id: run.id, status: 'paused' }))) return false;
+    await releaseLease(tx, { conversationId: run.conversationId, holder: run.id });
+    await ledger.append(run.conversationId, [runFinishedDraft(run.id, { status: 'paused', turns: 0, startedAt: run.startedAt.getTime(), stopReason: 'approval_required' })], { tx });
+    return true;
+  });
 }
 
 async function finishOrphan(pool: Pool, ledger: Ledger, run: Run, turns: number, quiet: boolean): Promise<boolean> {

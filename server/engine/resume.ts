@@ -5,10 +5,11 @@
  * @module
  */
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
-import type { ToolPolicy } from '../agent/tool-policy.ts';
+import type { ToolPolicy } from '../agent/run-tool-allowlist.ts';
 import type { OwedResume } from '../approvals/steps.ts';
 import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import type { Pool } from '../db/index.ts';
+import type { Span } from '../telemetry/index.ts';
 
 export interface ResumeContext {
   threadId: string;
@@ -17,6 +18,8 @@ export interface ResumeContext {
   signal: AbortSignal;
   toolPolicy?: ToolPolicy | null;
   callerSystem?: string | null;
+  /** The turn's span: the parent of the run's model and tool spans (server/telemetry). */
+  trace?: Span;
 }
 
 /** Resumes the paused batch with its decisions, marking them resumed once the graph is past the pause. */

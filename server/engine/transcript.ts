@@ -8,7 +8,7 @@
  * the text in memory for the next write.
  * @module
  */
-import type { OpenedApproval } from '../approvals/steps.ts';
+import type { ApprovalProgress, OpenedApproval } from '../approvals/steps.ts';
 import type { ApprovalReason } from '../approvals/rules.ts';
 import { isDatabaseUnavailable, type Queryable } from '../db/index.ts';
 import { appendMessage, patchNewestByMetadata, updateMessage } from '../db/messages.ts';
@@ -131,13 +131,17 @@ export class Transcript {
   }
 
   /** The card of a call as it starts (`running`); with `ended`, of a call reported only once it ended. */
-  async toolStart(tool: string, input: unknown, toolCallId: string, tx: Queryable = this.#db, ended?: ToolOutcome): Promise<void> {
+  async toolStart(tool: string, input: unknown, toolCallId: string, tx: Queryable = this.#db, ended?: ToolOutcome, grant?: { id: string; by: string; until: string }): Promise<void> {
     await this.endAnswer({}, tx);
     const row = await appendMessage(tx, {
       conversationId: this.#conversationId,
       role: 'assistant',
       content: '',
-      metadata: { type: 'tool', tool, input, tool_call_id: toolCallId, ...(ended ? toolCardEnd(ended) : { status: 'running' }) },
+      metadata: {
+        type: 'tool', tool, input, tool_call_id: toolCallId, ...(ended ? toolCardEnd(ended) : { status: 'running' }),
+        // Run under a standing grant, without a card (issue 27): the stored card says which, by whom, until when.
+        ...(grant ? { grant_id: grant.id, grant_by: grant.by, grant_until: grant.until } : {}),
+      },
     });
     this.#toolMessageIds.set(toolCallId, row.id);
   }
@@ -164,8 +168,19 @@ export class Transcript {
         expires_at: card.expiresAt.toISOString(),
         timeout_s: card.timeoutS,
         status: 'pending',
+        preview: card.preview,
+        labels: card.labels,
+        grantable: card.grant,
+        ...(card.stepUp ? { step_up: card.stepUp } : {}),
+        ...(card.replaces ? { replaces: { approval_id: card.replaces.approvalId, reason: card.replaces.reason } } : {}),
+        ...(card.approvalsRequired > 1 ? { approvals_required: card.approvalsRequired, approved_by: [] } : {}),
       },
     });
+  }
+
+  /** One approver of several approved (issue 26): the card says who so far, as the live one does after a reload. */
+  async approvalProgress(p: ApprovalProgress, tx: Queryable = this.#db): Promise<void> {
+    await this.#patchCard('approval_id', p.approvalId, { approvals_required: p.approvalsRequired, approved_by: p.approvedBy }, tx);
   }
 
   async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', reason: ApprovalReason, tx: Queryable = this.#db): Promise<void> {

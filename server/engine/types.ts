@@ -3,18 +3,14 @@
  * for, and the storage that says whether an attached file is one of ours.
  * @module
  */
-import type { ToolPolicy } from '../agent/tool-policy.ts';
+import type { ToolPolicy } from '../agent/run-tool-allowlist.ts';
 import type { DecisionOrigin, TurnAction } from '../approvals/types.ts';
+import type { EditedArguments, FileRef, GrantRequest } from '../../src/lib/wire/index.ts';
 
 export type { DecisionOrigin, TurnAction };
 
-export interface FileRef {
-  path: string;
-  orig_name?: string;
-  size?: number;
-  mime_type?: string;
-  url?: string;
-}
+/** A file a message carries: the wire module's one FileRef (the UI's too). */
+export type { FileRef };
 
 /** One submit, normalized by its transport adapter (Gradio /chat today). */
 export interface TurnInput {
@@ -28,6 +24,8 @@ export interface TurnInput {
   approvalId: string | null;
   /** The client's own id of a new message (AG-UI), kept on its user.message; not part of the request hash. */
   clientMessageId?: string | null;
+  /** `queue`: written for the next turn (an edge write, a queued message), kept on its user.message; not part of the request hash. */
+  delivery?: 'queue' | null;
   /**
    * Who decides, when not the requester the turn runs as (the headless approvals API: a user with
    * approvals:decide), and the reason they gave. Recorded on the approval row.
@@ -39,6 +37,18 @@ export interface TurnInput {
    * the service that called on the user's behalf. Absent: Gradio /chat.
    */
   origin?: DecisionOrigin;
+  /**
+   * A retry of a turn whose process died (the dead turn's run id; issue 30): the thread goes on
+   * from its checkpoint with no new input, and no user.message is stored. `text` is then only the
+   * run's message as the request hash sees it.
+   */
+  retryOf?: string | null;
+  /** A confirm's arguments as the approver edited them (issue 27 item 1); null: as the model proposed. */
+  editedArgs?: EditedArguments | null;
+  /** A confirm that also makes a standing grant ("Allow for 1 hour", issue 27 item 2). */
+  grant?: GrantRequest | null;
+  /** The message a regenerate or an edit starts from (issue 29 item 2). */
+  messageId?: string | null;
 }
 
 

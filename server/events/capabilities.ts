@@ -23,6 +23,8 @@ export function capabilities(settings: { heartbeatMs: number; drainRetryAfterMs:
       // POST /api/agent/ag-ui: AG-UI runs, approvals as interrupts, Last-Event-ID reconnect.
       'ag-ui': true,
       'ag-ui.resume': true,
+      // POST /api/agent/conversations/{id}/events (seed 001's edge write of user.message).
+      'events.write': true,
     },
     limits: {
       eventsPageDefault: EVENTS_PAGE_DEFAULT,

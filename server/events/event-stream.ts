@@ -6,7 +6,7 @@
  * it writes strings to a sink; routes.ts owns the HTTP.
  * @module
  */
-import type { LedgerEvent, LiveEvent, Ledger, RunHub } from '../engine/index.ts';
+import type { LedgerEvent, LiveEvent, Ledger, TurnHub } from '../engine/index.ts';
 import { EventQueue } from '../engine/event-queue.ts';
 import { sseComment, sseFrame } from '../http/sse-format.ts';
 
@@ -18,7 +18,7 @@ export interface EventStreamOptions {
   after: number;
   partials: boolean;
   /** The run streaming in this process for the conversation, if any. */
-  liveRun: () => RunHub | undefined;
+  liveRun: () => TurnHub | undefined;
   heartbeatMs: number;
   write: (chunk: string) => void;
   /** Aborted when the client goes away. */
@@ -97,7 +97,7 @@ export class EventStream {
    * the buffer. Partials wait for the next commit or an empty buffer; a commit the cursor has
    * passed discards the partials before it (the ledger already gave their whole message).
    */
-  async #followRun(hub: RunHub): Promise<void> {
+  async #followRun(hub: TurnHub): Promise<void> {
     const queue = new EventQueue<LiveEvent>();
     const { missed, ended, unsubscribe } = hub.subscribe({ event: (e) => queue.push(e), end: () => queue.end() }, this.#cursor);
     missed.forEach((e) => queue.push(e));

@@ -25,6 +25,7 @@ export interface DirectCallInput {
   cancelSignal?: AbortSignal;
   log?: EndpointRequest['log'];
   progress?: EndpointRequest['progress'];
+  via?: EndpointRequest['via'];
 }
 
 /** Runs the endpoint at `fnIndex`; resolves its final output values. Admission throws 503/429 at once. */
@@ -42,6 +43,7 @@ export function callToEnd(ctx: GradioContext, fnIndex: number, input: DirectCall
       eventId: randomUUID().replaceAll('-', ''),
       log: input.log ?? (() => {}),
       progress: input.progress ?? (() => {}),
+      ...(input.via ? { via: input.via } : {}),
     });
     let last: unknown = null;
     if (isAsyncIterable(result)) {

@@ -37,4 +37,6 @@ export { computeRoot } from './root-url.ts';
 export { createMemorySessionBus, type BusMessage, type SessionBus, type SessionSink, type Attachment } from './session-bus.ts';
 export { PgUploadStore } from './pg-upload-store.ts';
 export { UploadStore, type UploadStorage } from './upload-store.ts';
+export { fetchUrlToUploads, FileUrlError, isHttpUrl, type FetchedFile, type UrlFetchOptions } from './url-fetch.ts';
+export { addressAllowed, allowList } from './url-address.ts';
 export { PgSessionBus, INLINE_MAX, batchOps, orphanCompletion, type PgBusOptions, type PgBusStats } from './bus/pg-bus.ts';

@@ -57,6 +57,11 @@ export interface EndpointRequest<Identity = unknown> {
   clientSessionHash?: string;
   eventId: string;
   /**
+   * Which way the call came, where an endpoint records it: `mcp` for a tool call of the MCP server
+   * (`/gradio_api/mcp/`); absent for Gradio's own routes (the queue, /run, the curl call API).
+   */
+  via?: 'mcp';
+  /**
    * Sends Gradio's `log` message (a toast in the UI, `status.log` in JS, a job update in Python).
    * A no-op where no stream carries it (the unqueued /run call, the curl call API).
    */

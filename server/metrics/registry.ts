@@ -31,6 +31,8 @@ export function createMetrics() {
     runs: new Counter({ name: 'airlock_runs_total', help: 'Finished runs by status.', labelNames: ['status'] as const, registers: [registry] }),
     approvals: new Counter({ name: 'airlock_approvals_total', help: 'Approvals by event (requested, confirmed, denied, expired).', labelNames: ['result'] as const, registers: [registry] }),
     errors: new Counter({ name: 'airlock_errors_total', help: 'Errors by source (run, tool) and code.', labelNames: ['source', 'code'] as const, registers: [registry] }),
+    /** Approval webhook POSTs (issue 26): delivered, retry (failed, tried again later), failed (given up). */
+    webhookDeliveries: new Counter({ name: 'airlock_webhook_deliveries_total', help: 'Approval webhook deliveries by outcome.', labelNames: ['outcome'] as const, registers: [registry] }),
     toolCalls: new Counter({ name: 'airlock_tool_calls_total', help: 'Tool calls by tool policy action.', labelNames: ['action'] as const, registers: [registry] }),
     /** kind="run": followers of a run through the engine (any transport's live stream); kind="conversation": conversation event streams (server/events). */
     openStreams: new Gauge({ name: 'airlock_open_streams', help: 'Live event streams open now, by kind (run followers, conversation event streams).', labelNames: ['kind'] as const, registers: [registry] }),

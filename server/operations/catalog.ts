@@ -18,8 +18,11 @@ export interface ToolSpec {
   permission: Permission | null;
   /** What show_capabilities tells the user. */
   description: string;
-  /** Present when the operation pauses for the user's approval: the question its card asks. */
-  approval?: { prompt: (args: Args) => string };
+  /**
+   * Present when the operation pauses for the user's approval: the question its card asks, and
+   * `scope`, the arguments a standing grant covers by their exact values by default (issue 27).
+   */
+  approval?: { prompt: (args: Args) => string; preview?: true; scope?: readonly string[] };
 }
 
 const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
@@ -39,18 +42,21 @@ export const TOOLS = [
         const reason = str(args.reason);
         return `Start maintenance on ${service(args)}${minutes ? ` for ${minutes} minutes` : ''}${reason ? ` (reason: ${reason})` : ''}?`;
       },
+      // The api answers ?dry_run=true for it (issue 27 item 3).
+      preview: true,
+      scope: ['service'],
     },
   },
   {
     name: 'end_maintenance', method: 'POST', path: '/maintenance/end', permission: 'maintenance:write',
     description: "End a service's active maintenance window.",
-    approval: { prompt: (args) => `End the active maintenance on ${service(args)}?` },
+    approval: { prompt: (args) => `End the active maintenance on ${service(args)}?`, scope: ['service'] },
   },
   { name: 'list_deployments', method: 'GET', path: '/deployments', permission: 'deployments:read', description: 'List recent deployments, optionally by service and environment.' },
   {
     name: 'deploy_service', method: 'POST', path: '/deployments', permission: 'deployments:write',
     description: 'Deploy a version of a service to an environment.',
-    approval: { prompt: (args) => `Deploy ${service(args)} version ${str(args.version) ?? '?'} to ${str(args.environment) ?? '?'}?` },
+    approval: { prompt: (args) => `Deploy ${service(args)} version ${str(args.version) ?? '?'} to ${str(args.environment) ?? '?'}?`, preview: true, scope: ['environment'] },
   },
   { name: 'check_health', method: 'GET', path: '/health', permission: 'health:read', description: 'Check the health of one service or all: status, p95 latency, error rate, uptime.' },
   { name: 'get_environment', method: 'GET', path: '/environment', permission: 'environment:read', description: 'Describe an environment (production, staging, dev) and the versions running there.' },
@@ -80,7 +86,12 @@ export function approvalPrompt(tool: string, args: Args): string {
   return `Run ${tool}${shown.length ? ` with ${shown.join(', ')}` : ''}?`;
 }
 
-/** The backend path of a call: `/api/tools` + the spec's path with its `:param` segments filled. */
+/** The backend route of an operation, `:param` segments unfilled (a span's name, server/telemetry). */
+export function toolRoute(spec: ToolSpec): string {
+  return `/api/tools${spec.path}`;
+}
+
+/** The backend path of a call: its route with its `:param` segments filled. */
 export function toolPath(spec: ToolSpec, params: Record<string, string> = {}): string {
-  return `/api/tools${spec.path.replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(params[key] ?? ''))}`;
+  return toolRoute(spec).replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(params[key] ?? ''));
 }

@@ -1,9 +1,9 @@
 /**
  * The tool policy decision, pure and table-tested (tests/unit/server/policy/decide.test.ts).
  *
- *   user_rules[tenant:username].tools[tool]   -> that action        (may lower the built-in)
- *   tenant_rules[tenant].tools[tool]          -> that action        (may lower the built-in)
- *   tool_rules[tool]                          -> that action        (may lower the built-in)
+ *   user_rules[tenant:username].tools[tool]   -> that rule          (may lower the built-in)
+ *   tenant_rules[tenant].tools[tool]          -> that rule          (may lower the built-in)
+ *   tool_rules[tool]                          -> that rule          (may lower the built-in)
  *   default_action                            -> that action, unless the built-in is stricter
  *   no default_action                         -> the built-in default
  *
@@ -11,8 +11,11 @@
  * operations and MCP tools without a read-only hint need approval. It is a floor that only a rule
  * naming the tool lowers: a blanket `default_action: allow` must never switch off the approval of
  * a deploy, while `tool_rules: {deploy_service: allow}` says exactly that and is obeyed.
+ * A rule may be a list with `when` conditions on the call's arguments (rule.ts): at each level the
+ * first entry matching the arguments decides; a level where none matches passes to the next.
  * @module
  */
+import { firstMatch, ruleEntries, whenText, type PolicyRule, type ToolRule } from './rule.ts';
 import { TOOL_ACTIONS, type PolicyDecision, type PolicyRules, type PolicySubject, type ToolAction } from './types.ts';
 
 /** How strict an action is (allow 0 … deny 3). */
@@ -26,29 +29,66 @@ export function userKey(s: PolicySubject): string {
   return `${s.tenant}:${s.username}`;
 }
 
-/** The decision for `tool` called by `subject`, given the tool's built-in default. */
-export function decideToolPolicy(rules: PolicyRules | null, subject: PolicySubject, tool: string, builtin: ToolAction): PolicyDecision {
-  const named = (level: 'user' | 'tenant' | 'tool', scope: string, action: ToolAction): PolicyDecision => ({
-    tool, action, scope, level, matched: true, reason: `Policy ${scope} ${VERB[action]} ${tool}`,
-  });
+/** The rules naming `tool` for `subject`, most specific first. */
+function namedRules(rules: PolicyRules, subject: PolicySubject, tool: string): Array<{ level: 'user' | 'tenant' | 'tool'; scope: string; rule: ToolRule }> {
+  const key = userKey(subject);
+  const levels = [
+    { level: 'user' as const, scope: `user:${key}`, rule: rules.user_rules[key]?.tools[tool] },
+    { level: 'tenant' as const, scope: `tenant:${subject.tenant}`, rule: rules.tenant_rules[subject.tenant]?.tools[tool] },
+    { level: 'tool' as const, scope: `tool:${tool}`, rule: rules.tool_rules[tool] },
+  ];
+  return levels.filter((l): l is typeof l & { rule: ToolRule } => l.rule !== undefined);
+}
+
+/**
+ * The decision for `tool` called by `subject` with `args`, given the tool's built-in default.
+ * Without `args` (a listing with no call) `when` entries match nothing.
+ */
+export function decideToolPolicy(rules: PolicyRules | null, subject: PolicySubject, tool: string, builtin: ToolAction, args: Readonly<Record<string, unknown>> = {}): PolicyDecision {
   if (rules) {
-    const key = userKey(subject);
-    const byUser = rules.user_rules[key]?.tools[tool];
-    if (byUser) return named('user', `user:${key}`, byUser);
-    const byTenant = rules.tenant_rules[subject.tenant]?.tools[tool];
-    if (byTenant) return named('tenant', `tenant:${subject.tenant}`, byTenant);
-    const byTool = rules.tool_rules[tool];
-    if (byTool) return named('tool', `tool:${tool}`, byTool);
+    for (const { level, scope, rule } of namedRules(rules, subject, tool)) {
+      const hit = firstMatch(rule, args);
+      if (!hit) continue;
+      const when = whenText(hit.entry);
+      return {
+        tool, action: hit.entry.action, scope, level, matched: true,
+        reason: `Policy ${scope} ${VERB[hit.entry.action]} ${tool}${when ? ` when ${when}` : ''}`,
+        rule: hit.entry, ...(Array.isArray(rule) ? { entry: hit.index } : {}),
+      };
+    }
     const fallback = rules.default_action;
     if (fallback && strictness(fallback) >= strictness(builtin)) {
-      return { tool, action: fallback, scope: 'default', level: 'default', matched: true, reason: `Policy default_action ${VERB[fallback]} ${tool}` };
+      return { tool, action: fallback, scope: 'default', level: 'default', matched: true, reason: `Policy default_action ${VERB[fallback]} ${tool}`, rule: { action: fallback } };
     }
     if (fallback) {
-      return { tool, action: builtin, scope: 'builtin', level: 'builtin', matched: false, reason: `Built-in: ${tool} ${builtinWhy(builtin)}; default_action ${fallback} does not lower it` };
+      return { tool, action: builtin, scope: 'builtin', level: 'builtin', matched: false, reason: `Built-in: ${tool} ${builtinWhy(builtin)}; default_action ${fallback} does not lower it`, rule: { action: builtin } };
     }
   }
-  return { tool, action: builtin, scope: 'builtin', level: 'builtin', matched: false, reason: `Built-in: ${tool} ${builtinWhy(builtin)}` };
+  return { tool, action: builtin, scope: 'builtin', level: 'builtin', matched: false, reason: `Built-in: ${tool} ${builtinWhy(builtin)}`, rule: { action: builtin } };
 }
+
+/**
+ * Every action a call of `tool` may get, whatever its arguments: the entries up to the first one
+ * with no `when`, level by level, then the default. Who must hold a tool's start until it is
+ * known whether the call pauses asks this (agent/events.ts).
+ */
+export function possibleActions(rules: PolicyRules | null, subject: PolicySubject, tool: string, builtin: ToolAction): Set<ToolAction> {
+  const actions = new Set<ToolAction>();
+  if (rules) {
+    for (const { rule } of namedRules(rules, subject, tool)) {
+      for (const entry of ruleEntries(rule)) {
+        actions.add(entry.action);
+        if (!entry.when) return actions;
+      }
+    }
+  }
+  // No entry matched on any level: default_action, unless the built-in is stricter.
+  const fallback = rules?.default_action;
+  actions.add(fallback && strictness(fallback) >= strictness(builtin) ? fallback : builtin);
+  return actions;
+}
+
+export type { PolicyRule };
 
 function builtinWhy(action: ToolAction): string {
   if (action === 'require_approval') return 'acts on systems and needs approval';

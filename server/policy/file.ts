@@ -45,6 +45,11 @@ function describeIssue(issue: z.core.$ZodIssue): { key?: string; text: string } 
     const key = issue.keys[0];
     return { key, text: `unknown key "${key}"${issue.path.length ? ` in ${where}` : ''} (expected default_action, tool_rules, tenant_rules, user_rules, service_rules; tenant and user entries hold "tools", service entries "user_key_only")` };
   }
+  // A rule's own mistake (rule.ts), its key named for the line.
+  if (issue.code === 'custom') {
+    const key = (issue.params as { key?: string } | undefined)?.key;
+    return { ...(key ? { key } : {}), text: `${where}: ${issue.message}` };
+  }
   if (issue.code === 'invalid_value') return { text: `${where}: expected one of ${issue.values.join(', ')}` };
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return { text: `${where}: missing` };
   // A record key that fails its own check (user_rules keys are tenant:username) nests its reason.

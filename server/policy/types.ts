@@ -1,17 +1,21 @@
 /**
  * The tool policy's shapes (seed 000, "Tool Policy Contract"): the four actions, the rules a
  * POLICY_FILE holds, and the decision every tool call carries into approvals, events and audit.
- * A leaf: imports nothing of ours but zod.
+ * Rules themselves are rule.ts's.
  * @module
  */
 import { z } from 'zod';
+import { TOOL_ACTIONS, type ToolAction } from './actions.ts';
+import { ruleIssues, type PolicyRule, type ToolRule } from './rule.ts';
 
-/** Seed 000's actions, least to most strict. */
-export const TOOL_ACTIONS = ['allow', 'caution', 'require_approval', 'deny'] as const;
-export type ToolAction = (typeof TOOL_ACTIONS)[number];
+export { TOOL_ACTIONS, type ToolAction };
 
 const Action = z.enum(TOOL_ACTIONS);
-const ToolMap = z.record(z.string().min(1), Action);
+/** A rule (rule.ts): validated there with one clear message per mistake, kept as written. */
+const Rule = z.custom<ToolRule>().superRefine((value, ctx) => {
+  for (const issue of ruleIssues(value)) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, params: issue.key ? { key: issue.key } : {} });
+});
+const ToolMap = z.record(z.string().min(1), Rule);
 const Tools = z.strictObject({ tools: ToolMap });
 
 /** The rules of a policy file, in the seed's shape (`user_rules` keyed by `tenant:username`). */
@@ -48,6 +52,12 @@ export interface PolicyDecision {
   matched: boolean;
   /** One sentence for people: which rule, and why. */
   reason: string;
+  /**
+   * The rule entry that decided, in its normal form (approvers, escalation, timeout, grants,
+   * step-up); `{action}` alone for default_action and the built-in. `entry` is its index in a list.
+   */
+  rule: PolicyRule;
+  entry?: number;
 }
 
 /** The part of a decision stored with approvals, ledger events and audit rows. */

@@ -105,8 +105,17 @@ export function ledgerBody(event: LedgerEvent, options: { live: boolean }): Body
           timeout_seconds: p.timeout_s,
           expires_at: p.expires_at,
           ...policyMetadata(p.policy ?? { scope: 'builtin', action: 'require_approval', matched: false }),
+          preview: p.preview ?? null,
+          labels: p.labels ?? {},
+          grantable: p.grantable ?? null,
+          ...(p.replaces ? { replaces: p.replaces } : {}),
         },
       };
+    }
+    case 'approval.approved': {
+      // One approver of several approved (issue 26): still pending, with how many are needed.
+      const p = event.payload;
+      return { type: 'approval_progress', approval_request_id: p.approval_id, status: 'pending', metadata: { by: p.by, approved_count: p.approved_count, approvals_required: p.approvals_required } };
     }
     case 'approval.resolved':
       return { type: 'approval_resolved', approval_request_id: event.payload.approval_id, status: event.payload.result, metadata: { result: event.payload.result } };

@@ -10,6 +10,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../db/agent-runs.ts';
 import { AirlockError, isAirlockError, isErrorCode } from '../errors.ts';
 import { openSseResponse, sseFrame, writeNow } from '../http/index.ts';
+import { currentTimings } from '../timing/index.ts';
 import { AGENT_EVENT_SCHEMA, envelope, liveNumbering, sessionStartBody, type AgentEventV1, type EventScope } from './agent-events.ts';
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
@@ -103,7 +104,7 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
         // the code's HTTP status.
         const failure = runFailure(settled, events);
         reply.status(failure.status);
-        return { ...v1ErrorBody(failure), run_id: run.id, session_id: sessionId, status, events: merged, duration_ms: Date.now() - started, metadata: { schema: AGENT_EVENT_SCHEMA, event_count: merged.length } };
+        return { ...v1ErrorBody(failure), run_id: run.id, session_id: sessionId, status, events: merged, duration_ms: Date.now() - started, timings: currentTimings(), metadata: { schema: AGENT_EVENT_SCHEMA, event_count: merged.length } };
       }
       return {
         type: 'chat.completion',
@@ -115,6 +116,8 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
         tool_calls: summary.toolCalls,
         approval_request_ids: summary.pendingApprovalIds,
         duration_ms: Date.now() - started,
+        // Also the Server-Timing header (timing/fastify.ts), read a moment later.
+        timings: currentTimings(),
         metadata: { schema: AGENT_EVENT_SCHEMA, event_count: merged.length },
       };
     }
@@ -127,6 +130,8 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
     const send = (event: AgentEventV1) => {
       sequence = event.sequence;
       lastWrite = Date.now();
+      // The stream's own timings ride its end (no Server-Timing header on a stream).
+      if (event.type === 'session_end') event = { ...event, metadata: { ...event.metadata, timings: currentTimings() } };
       sent.push(event);
       // An error event carries the seed's `error: {code, message}` too (issue 24).
       const data = event.type === 'error' ? { ...event, error: { code: isErrorCode(event.metadata.code) ? event.metadata.code : 'INTERNAL', message: event.content ?? '' } } : event;

@@ -249,7 +249,3 @@ export function canSee(caller: Pick<V1Caller, 'tenant' | 'userId' | 'role'>, own
   return owner.userId === caller.userId || roleAllows({ role: caller.role, permission });
 }
 
-/** Pure: may this caller decide an approval requested by `requestedBy` in `tenant`? */
-export function canDecide(caller: Pick<V1Caller, 'tenant' | 'userId' | 'role'>, approval: { tenant: string; requestedBy: string }): boolean {
-  return canSee(caller, { tenant: approval.tenant, userId: approval.requestedBy }, 'approvals:decide');
-}

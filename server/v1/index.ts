@@ -16,9 +16,15 @@ import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger } from '../engine/index.ts';
 import { AirlockError } from '../errors.ts';
 import { createUserAdmission } from '../http/index.ts';
-import { createApprovalService, type ApprovalServiceDeps } from './approval-service.ts';
+import { createApprovalService, type ApprovalServiceDeps } from '../approvals/decisions.ts';
 import type { V1Deps } from './deps.ts';
 import { approvalRoutes } from './approvals-routes.ts';
+import { grantRoutes } from './grants-routes.ts';
+import { passkeyRoutes } from './passkeys-routes.ts';
+import { approvalStreamRoutes } from './approvals-stream.ts';
+import { approvalLinkDecisionRoutes, approvalLinkPreviewRoutes } from './approval-links.ts';
+import { startWebhookDelivery } from './webhooks/delivery.ts';
+import type { WebhookEndpoint } from './webhooks/settings.ts';
 import { completionRoutes } from './completions.ts';
 import { registerV1Errors } from './errors.ts';
 import { v1Authenticate, v1ResolveUserKey } from './identity.ts';
@@ -33,9 +39,9 @@ export const V1_PREFIX = '/api/agent/v1';
 export type { V1Deps } from './deps.ts';
 
 /** Route modules whose every route needs a caller (identity.ts), each a plugin of its own. */
-const ROUTES: FastifyPluginAsync<V1Deps>[] = [completionRoutes, runRoutes, traceRoutes, approvalRoutes];
-/** Route modules that authenticate on their own terms, or not at all (a public health check). */
-const OPEN_ROUTES: FastifyPluginAsync<V1Deps>[] = [];
+const ROUTES: FastifyPluginAsync<V1Deps>[] = [completionRoutes, runRoutes, traceRoutes, approvalRoutes, approvalLinkDecisionRoutes, grantRoutes, passkeyRoutes];
+/** Route modules that authenticate on their own terms, or not at all (a public health check; a link's preview). */
+const OPEN_ROUTES: FastifyPluginAsync<V1Deps>[] = [approvalLinkPreviewRoutes];
 
 export interface HeadlessOptions {
   config: Config;
@@ -45,12 +51,17 @@ export interface HeadlessOptions {
   log: ApprovalServiceDeps['log'] & { error(obj: object, msg?: string): void };
   /** The policy file's service_rules (issue 24): which services may name the user by user_key alone. */
   serviceRules?: Record<string, { user_key_only: boolean }>;
+  /** APPROVAL_WEBHOOKS, loaded (issue 26): none, no outbox and no delivery. */
+  webhooks?: WebhookEndpoint[];
+  /** The tool policy's decision for a call, with the tools' built-in defaults (POST /grants). */
+  decide?: V1Deps['decide'];
 }
 
 export function createHeadless(options: HeadlessOptions) {
   const { config, pool, log } = options;
   let engine: Engine | undefined;
   let jobs: JobQueue | undefined;
+  let stopWebhooks: (() => Promise<void>) | undefined;
   const getEngine = () => {
     if (!engine) throw new AirlockError('SERVICE_UNAVAILABLE', 'The agent is starting.');
     return engine;
@@ -63,8 +74,8 @@ export function createHeadless(options: HeadlessOptions) {
   // The per-user cap of streamed runs in this process, shared with AG-UI (issue 30 item 4).
   const admission = createUserAdmission(config.chatPerUser.concurrency);
   const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, admission, userQueue: config.chatPerUser.queueSize, log });
-  const approvals = createApprovalService({ pool, engine: getEngine, mintToken, log });
-  const deps: V1Deps = { pool, runs, approvals, jobs: getJobs };
+  const approvals = createApprovalService({ pool, submit: () => (input, user) => getEngine().submit(input, user), mintToken, log });
+  const deps: V1Deps = { pool, runs, approvals, jobs: getJobs, publicUrl: config.publicUrl, ...(options.decide ? { decide: options.decide } : {}) };
   const identity = {
     pool,
     verifyUser: createUserTokenVerifier({ pool, config }),
@@ -80,6 +91,7 @@ export function createHeadless(options: HeadlessOptions) {
       authed.addHook('onRequest', v1Authenticate(identity));
       authed.addHook('preHandler', v1ResolveUserKey(identity));
       for (const plugin of ROUTES) await authed.register(plugin, deps);
+      await authed.register(approvalStreamRoutes, { ...deps, ledger: options.ledger });
     });
   };
 
@@ -89,6 +101,7 @@ export function createHeadless(options: HeadlessOptions) {
     /** EngineOptions: link turns to runs (with the stored policy) and schedule approval expiry. */
     engineHooks: {
       prepareTurn: runs.prepareTurn,
+      approvalOutbox: (options.webhooks?.length ?? 0) > 0,
       onApprovalsOpened: (opened: Array<{ approvalId: string; expiresAt: Date }>) => {
         for (const a of opened) jobs?.scheduleExpiry(a.approvalId, a.expiresAt).catch((err) => log.error({ err, approvalId: a.approvalId }, 'could not schedule an approval expiry'));
       },
@@ -97,6 +110,7 @@ export function createHeadless(options: HeadlessOptions) {
     /** Starts the job queue's workers (background runs, approval expiry) once the engine exists. */
     async start(e: Engine): Promise<void> {
       engine = e;
+      if (options.webhooks?.length) stopWebhooks = startWebhookDelivery({ pool, endpoints: options.webhooks, publicUrl: config.publicUrl, retryMs: config.approvalWebhookRetryMs, log });
       jobs = await startJobQueue({
         pool,
         databaseUrl: options.databaseUrl,
@@ -110,7 +124,10 @@ export function createHeadless(options: HeadlessOptions) {
       await jobs?.stopTakingRuns();
     },
     async stop(): Promise<void> {
+      await stopWebhooks?.();
       await jobs?.stop();
     },
   };
 }
+
+export { loadWebhooks, WebhookSettingsError } from './webhooks/settings.ts';

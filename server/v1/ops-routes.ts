@@ -1,12 +1,13 @@
 /**
  * Operations under `/api/agent/v1` (seed 000): `GET /health` (public liveness with the contract
- * version), `GET /ready` (service token: database, model endpoint, tools, MCP servers, each with its
+ * version), `GET /ready` (service token: database, model endpoint, tools, and each tool source's own
  * status; 503 while the database or the model is not usable) and `GET /metrics` (service token:
  * the fastreact.metrics.v1 summary from the shared database).
  * @module
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { McpSourceStatus } from '../agent/index.ts';
+import { deliveryCounts } from '../db/approval-outbox.ts';
+import type { ToolSource } from '../agent/index.ts';
 import type { Queryable } from '../db/index.ts';
 import { metricsSummary } from '../metrics/index.ts';
 import { authenticateCaller, type Verifiers } from './caller.ts';
@@ -19,10 +20,8 @@ export interface OpsRouteOptions {
   pool: Queryable;
   verifiers: Verifiers;
   model: { name: string; baseUrl: string; apiKey: string; offline: boolean };
-  /** Names of the tools the agent can run now: built-in, and from MCP servers. */
-  toolNames: () => { builtin: string[]; mcp: string[] };
-  /** The MCP servers and their health (TOOLS_FILE). */
-  mcpStatus: () => McpSourceStatus;
+  /** Where the agent's tools come from: each source's tools under its kind, and its own readiness block. */
+  toolSources: readonly ToolSource[];
   /** Timeout of each readiness probe. */
   probeTimeoutMs?: number;
   fetch?: typeof fetch;
@@ -69,10 +68,8 @@ export const opsRoutes: FastifyPluginAsync<OpsRouteOptions> = async (app, option
         if (!response.ok) throw new Error(`the model endpoint answered HTTP ${response.status}`);
       }),
     ]);
-    const mcp = options.mcpStatus();
-    const servers = mcp.servers.map((s) => ({ name: s.name, transport: s.transport, alive: s.status === 'up', status: s.status, tools: s.tools, last_error: s.last_error }));
-    const tools = options.toolNames();
-    const count = tools.builtin.length + tools.mcp.length;
+    const sources = options.toolSources.map((s) => s.status());
+    const count = sources.reduce((n, s) => n + s.tools.length, 0);
     const ready = database.status === 'up' && modelProbe.status === 'up';
     reply.status(ready ? 200 : 503);
     return {
@@ -83,14 +80,15 @@ export const opsRoutes: FastifyPluginAsync<OpsRouteOptions> = async (app, option
       auth: { required: true },
       database,
       model: { name: model.name, offline: model.offline, api_base_configured: !model.offline, api_key_configured: !model.offline && model.apiKey !== 'offline', ...modelProbe },
-      tools: { status: count > 0 ? 'up' : 'down', count, builtin: tools.builtin, mcp: tools.mcp },
-      // A down MCP server leaves its tools out and is retried; it does not make the gateway unready.
-      mcp: { ready: servers.every((s) => s.alive) && !mcp.file_error, file: mcp.file, file_error: mcp.file_error, servers, tools: tools.mcp },
+      tools: { status: count > 0 ? 'up' : 'down', count, ...Object.fromEntries(sources.map((s) => [s.kind, s.tools])) },
+      // A source's own block (the MCP servers' health): a source that is down does not make the gateway unready.
+      ...Object.fromEntries(sources.flatMap((s) => (s.readiness ? [[s.kind, s.readiness]] : []))),
     };
   });
 
   app.get('/metrics', async (request) => {
     await authenticateCaller(request, verifiers, { serviceOnly: true });
-    return metricsSummary(pool);
+    // Approval webhook deliveries by status (issue 26), from the shared outbox.
+    return { ...(await metricsSummary(pool)), webhooks: await deliveryCounts(pool) };
   });
 };

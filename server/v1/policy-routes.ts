@@ -22,7 +22,7 @@ export interface PolicyRouteOptions {
   /** The tools the agent has now with their built-in defaults (catalog and MCP annotations). */
   builtinDefaults: () => Map<string, ToolAction>;
   /** `<server>_` of the configured MCP servers (their tools count as known before they are listed). */
-  mcpPrefixes?: () => string[];
+  toolPrefixes?: () => string[];
 }
 
 const CheckBody = z.strictObject({
@@ -64,7 +64,7 @@ export function checkSubject(caller: { user: PolicySubject | null; isService: bo
   return { tenant: keyTenant ?? body.tenant_key ?? '', username: keyUser ?? '' };
 }
 
-export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, { pool, policy, verifiers, builtinDefaults, mcpPrefixes }) => {
+export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, { pool, policy, verifiers, builtinDefaults, toolPrefixes }) => {
   useV1ErrorBodies(app);
 
   async function subjectOf(caller: Caller): Promise<PolicySubject | null> {
@@ -89,7 +89,7 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, 
       },
       policy: visible,
       // Rule names that match no tool (typos: a misspelt deny denies nothing).
-      unknown_tools: unknownRuleTools(visible, new Set(defaults.keys()), mcpPrefixes?.() ?? []),
+      unknown_tools: unknownRuleTools(visible, new Set(defaults.keys()), toolPrefixes?.() ?? []),
       effective: subject
         ? {
             user_key: userKey(subject),
@@ -107,7 +107,8 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, 
     const caller = await authenticateCaller(request, verifiers);
     const body = parseInput(CheckBody, request.body ?? {}, 'body');
     const subject = checkSubject({ user: await subjectOf(caller), isService: caller.service !== null }, body);
-    const d = policy.decide(subject, body.tool_name, builtinDefaults().get(body.tool_name));
+    // `tool_args` decide the rules with `when` (issue 26): the same call, the same answer.
+    const d = policy.decide(subject, body.tool_name, builtinDefaults().get(body.tool_name), body.tool_args ?? {});
     const stamp = stampOf(d);
     return {
       tool_name: body.tool_name,
@@ -121,6 +122,8 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteOptions> = async (app, 
       policy_action: stamp.action,
       policy_matched: stamp.matched,
       requires_confirmation: d.action === 'require_approval',
+      // How many approvers a call like this one needs (the rule's approvals.count; 0: none).
+      approvals_required: d.action === 'require_approval' ? (d.rule.approvals?.count ?? 1) : 0,
       should_allow: d.action !== 'deny',
     };
   });

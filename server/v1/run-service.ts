@@ -7,13 +7,15 @@
  *   create row -> engine.submit (request_id v1:<run>:<attempt>) -> prepareTurn links the turn
  *     -> follow the turn's events (live: SSE / summary; background: until it settles)
  *   approve / deny / expire -> engine.submit as the requester with the decision -> resume turn
+ *   background retry after a dead attempt -> engine.submit with retryOf (no message: the thread
+ *     resumes from its checkpoint, issue 30)
  * @module
  */
 import { randomUUID } from 'node:crypto';
 import { countQueuedRuns, getAgentRun, insertAgentRun, lockUserQueue, isCancelRequested, linkTurn, requestCancel, pausedRunOfConversation, setAgentRunStatus, type AgentRun, type AgentRunMode } from '../db/agent-runs.ts';
 import { withTransaction, type Pool } from '../db/index.ts';
 import type { UserAdmission } from '../http/index.ts';
-import { recoverOrphanedRuns, type Engine, type Ledger, type LedgerEvent, type LiveEvent, type RunHandle, type TurnAction, type TurnSetup } from '../engine/index.ts';
+import { recoverOrphanedRuns, type Engine, type Ledger, type LedgerEvent, type LiveEvent, type TurnHandle, type TurnAction, type TurnSetup } from '../engine/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { durableEvents, type AgentEventV1 } from './agent-events.ts';
 import type { V1Caller } from './identity.ts';
@@ -44,7 +46,7 @@ export type RunService = ReturnType<typeof createRunService>;
 export function createRunService(deps: RunServiceDeps) {
   const { pool } = deps;
   /** Turns running in this process, by run id: a cancel here reaches them at once. */
-  const local = new Map<string, RunHandle>();
+  const local = new Map<string, TurnHandle>();
 
   /** EngineOptions.prepareTurn: links a turn to its run and hands it the run's stored policy. */
   async function prepareTurn(turn: { runId: string; conversationId: string; requestId: string; action: TurnAction | null; fresh?: boolean }): Promise<TurnSetup | void> {
@@ -104,12 +106,15 @@ export function createRunService(deps: RunServiceDeps) {
     return { ...(await getAgentRun(pool, id))!, queuedAhead };
   }
 
-  /** Starts the run's next turn as `token`'s user. */
-  async function submitTurn(run: AgentRun, token: string, attempt: number): Promise<RunHandle> {
+  /**
+   * Starts the run's next turn as `token`'s user. A retry (`retryOf`, the dead turn) sends no
+   * message: the engine resumes the thread from its checkpoint (issue 30).
+   */
+  async function submitTurn(run: AgentRun, token: string, attempt: number, retryOf: string | null = null): Promise<TurnHandle> {
     // A message in a session supersedes what waits there: audited as made through this route.
     const origin = { method: 'POST', path: run.mode === 'background' ? '/api/agent/v1/runs' : '/api/agent/v1/chat/completions' };
     const handle = await deps.engine().submit(
-      { text: run.text, files: [], conversationId: run.sessionId, action: null, requestId: turnRequestId(run.id, attempt), approvalId: null, origin },
+      { text: run.text, files: [], conversationId: run.sessionId, action: null, requestId: turnRequestId(run.id, attempt), approvalId: null, origin, retryOf },
       { userId: run.userId, token },
     );
     local.set(run.id, handle);
@@ -122,7 +127,7 @@ export function createRunService(deps: RunServiceDeps) {
   }
 
   /** A stream/sync run: its first turn, with the caller's own token. A refused start fails the run. */
-  async function startLive(run: AgentRun, caller: V1Caller): Promise<RunHandle> {
+  async function startLive(run: AgentRun, caller: V1Caller): Promise<TurnHandle> {
     try {
       return await submitTurn(run, caller.userToken, 1);
     } catch (error) {
@@ -133,7 +138,7 @@ export function createRunService(deps: RunServiceDeps) {
   }
 
   /** Follows a handle to its end, cancelling when a cancel was requested anywhere. */
-  async function drive(runId: string, handle: RunHandle, onEvent?: (e: LiveEvent) => void): Promise<LedgerEvent | null> {
+  async function drive(runId: string, handle: TurnHandle, onEvent?: (e: LiveEvent) => void): Promise<LedgerEvent | null> {
     let finished: LedgerEvent | null = null;
     const poll = setInterval(() => {
       isCancelRequested(pool, runId).then((yes) => yes && handle.cancel(), () => {});
@@ -191,14 +196,18 @@ export function createRunService(deps: RunServiceDeps) {
       if (!(await retryable(run))) return;
       await setAgentRunStatus(pool, { id: runId, status: 'queued' });
     }
+    // The message is sent once: a retry after it was stored resumes the thread instead.
+    const retryOf = run.lastTurn && (await messageStored(run)) ? run.lastTurn.id : null;
     const token = await deps.mintToken(run.userId);
     const attempt = run.attempts + 1;
-    await setAgentRunStatus(pool, { id: runId, status: 'running', attempt: true });
-    let handle: RunHandle | null = null;
+    // Counted now, marked running only once its turn is linked: until then the newest turn is the
+    // dead attempt's (failed), and a row "running" over it would read as a failed run to a poller.
+    await setAgentRunStatus(pool, { id: runId, status: 'queued', attempt: true });
+    let handle: TurnHandle | null = null;
     const deadline = Date.now() + (deps.leaseTtlS * 2 + 5) * 1000;
     while (!handle) {
       try {
-        handle = await submitTurn({ ...run, sessionId: run.sessionId ?? (await getAgentRun(pool, runId))!.sessionId }, token, attempt);
+        handle = await submitTurn({ ...run, sessionId: run.sessionId ?? (await getAgentRun(pool, runId))!.sessionId }, token, attempt, retryOf);
       } catch (error) {
         // The dead attempt's conversation lease lapses within its TTL.
         if (isAirlockError(error) && error.code === 'CONVERSATION_BUSY' && Date.now() < deadline) {
@@ -211,6 +220,7 @@ export function createRunService(deps: RunServiceDeps) {
         return;
       }
     }
+    await setAgentRunStatus(pool, { id: runId, status: 'running', from: ['queued'] });
     const end = await drive(runId, handle);
     // A shutdown stopped it: the next process retries (the job fails now, or its heartbeat lapses).
     if (end?.kind === 'run.finished' && end.payload.status === 'cancelled' && end.payload.stop_reason === 'shutdown') {
@@ -226,6 +236,18 @@ export function createRunService(deps: RunServiceDeps) {
     const events = await deps.ledger.readRun(run.sessionId, run.lastTurn.id);
     const end = events.findLast((e) => e.kind === 'run.finished');
     return end?.kind === 'run.finished' && (end.payload.stop_reason === 'process_exit' || end.payload.stop_reason === 'shutdown');
+  }
+
+  /**
+   * Did an earlier turn of the run store its message (user.message)? If not, the dead attempt died
+   * before the message was taken, and the retry sends it.
+   */
+  async function messageStored(run: AgentRun): Promise<boolean> {
+    if (!run.sessionId) return false;
+    for (const turnId of run.turnIds) {
+      if ((await deps.ledger.readRun(run.sessionId, turnId)).some((e) => e.kind === 'user.message')) return true;
+    }
+    return false;
   }
 
   /** Cancel: a queued run never starts, a running one is stopped where it runs (here or by its poll). */

@@ -7,9 +7,10 @@
  * @module
  */
 import { z } from 'zod';
-import type { ToolPolicy } from '../agent/tool-policy.ts';
+import type { ToolPolicy } from '../agent/run-tool-allowlist.ts';
 import { AirlockError } from '../errors.ts';
 import { MAX_NESTING, pathDeeperThan, pathOfNul } from '../http/validate.ts';
+import { GrantRequestSchema } from '../../src/lib/wire/chat-metadata.ts';
 
 /** Deepest `metadata` a run may carry: the object itself is level 1 (issue 30). */
 export const METADATA_MAX_DEPTH = 32;
@@ -25,6 +26,8 @@ const ToolPolicySchema = z.discriminatedUnion('mode', [
 ]);
 
 const Uuid = z.uuid();
+/** Whether a session_id is a conversation id (else the caller's alias of one). */
+export const isUuid = (value: string): boolean => Uuid.safeParse(value).success;
 
 /** Seed 000's opaque ids (issue 24): 1-128 characters of [A-Za-z0-9._:-]. */
 export const OPAQUE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -128,13 +131,56 @@ export const ListQuery = z.object({
   before: OpaqueId.optional(),
 });
 
+/** GET /approvals: the list's query, plus `session_id` (a conversation id or the caller's alias of one). */
+export const ApprovalsQuery = ListQuery.extend({ session_id: OpaqueId.optional() });
+
 export const EventsQuery = z.object({
   after_sequence: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
+/**
+ * A step-up approval's passkey signature (issue 28): the nonce the server issued for it
+ * (POST …/approvals/{id}/passkey-challenge) and the browser's WebAuthn assertion as
+ * @simplewebauthn/browser's startAuthentication returns it (AuthenticationResponseJSON; the
+ * browser's own parts may carry fields of their own).
+ */
+export const PasskeyAssertion = z.strictObject(
+  {
+    nonce: z.string().min(1).max(128),
+    response: z.looseObject({
+      id: z.string().min(1).max(1024),
+      rawId: z.string().min(1).max(1024),
+      type: z.literal('public-key'),
+      response: z.looseObject({
+        clientDataJSON: z.string().min(1).max(8192),
+        authenticatorData: z.string().min(1).max(8192),
+        signature: z.string().min(1).max(1024),
+        userHandle: z.string().max(1024).optional(),
+      }),
+      clientExtensionResults: z.looseObject({}),
+      authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+    }),
+  },
+  'passkey must be {nonce, response}: the WebAuthn assertion over the challenge the server issued',
+);
+
+/** Registering a passkey (the settings page): the authenticator's answer (RegistrationResponseJSON) and a name. */
+export const PasskeyRegistration = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  response: z.looseObject({
+    id: z.string().min(1).max(1024),
+    rawId: z.string().min(1).max(1024),
+    type: z.literal('public-key'),
+    response: z.looseObject({ clientDataJSON: z.string().min(1).max(8192), attestationObject: z.string().min(1).max(65536) }),
+    clientExtensionResults: z.looseObject({}),
+  }),
+});
+
 /** Unknown fields are refused, never ignored: a decision must mean exactly what it says. */
-export const DecisionBody = z.strictObject({ reason: z.string().max(2000).nullish() });
+export const DecisionBody = z.strictObject({ reason: z.string().max(2000).nullish(), passkey: PasskeyAssertion.optional() });
+/** `approve` alone may also make a standing grant (issue 27: "Allow for 1 hour"); a link or a deny never does. */
+export const ApproveBody = DecisionBody.extend({ grant: GrantRequestSchema.optional() });
 
 export const IdParams = z.object({ id: z.string().min(1).max(128) });
 

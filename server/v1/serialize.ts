@@ -80,6 +80,22 @@ export function approvalWire(a: ApprovalRecord) {
     tool_args: a.args,
     content: a.prompt,
     run_id: a.runId,
-    session_id: a.conversationId,
+    // The caller's own session string when the run was started with one (issue 24), as runs echo it.
+    session_id: a.sessionRef ?? a.conversationId,
+    // Issue 26 (M-of-N): how many approvers it needs, who approved so far (usernames of the
+    // requester's tenant), and every decision with the way it came.
+    approvals_required: a.terms.required,
+    approved_by: a.decisions.filter((d) => d.decision === 'approve').map((d) => d.user),
+    decisions: a.decisions.map((d) => ({ user: d.user, decision: d.decision, decided_at: d.decidedAt.toISOString(), channel: d.channel })),
+    // Issue 27: what the approver sees besides the arguments.
+    preview: a.preview,
+    labels: a.labels,
+    replaces: a.replaces,
+    // Approve with a grant: the longest it may be and its default match (null: not grantable), and the grant made.
+    grantable: a.grantOffer,
+    grant_id: a.grantId,
+    // Issue 28: approving needs the approver's passkey (POST …/passkey-challenge, then approve with `passkey`).
+    step_up: a.stepUp,
+    action_hash: a.actionHash,
   };
 }

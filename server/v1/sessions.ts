@@ -7,11 +7,11 @@
  * (agent_runs.session_ref, migration 142).
  * @module
  */
-import { claimAlias } from '../db/conversation-aliases.ts';
+import { claimAlias, findAlias } from '../db/conversation-aliases.ts';
 import { createConversation, getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
-import type { RunRequest } from './schemas.ts';
+import { isUuid, type RunRequest } from './schemas.ts';
 
 const notFound = () => new AirlockError('NOT_FOUND', 'This session does not exist.');
 
@@ -32,6 +32,16 @@ export async function resolveSession(pool: Pool, userId: string, input: RunReque
     if (!(await getConversationForUser(pool, { userId, id }))) throw notFound();
   }
   return input;
+}
+
+/**
+ * The conversation a `session_id` filter names for this caller, without creating anything: a UUID
+ * is the conversation id; another string the caller's own alias, or null when they have none
+ * (nothing of theirs is in it). Reads never resolve another user's alias.
+ */
+export async function sessionFilter(pool: Pool, userId: string, sessionId: string): Promise<string | null> {
+  if (isUuid(sessionId)) return sessionId.toLowerCase();
+  return findAlias(pool, { userId, externalId: sessionId });
 }
 
 /** The session_id a run's answers carry: the caller's string when they gave an alias. */

@@ -15,7 +15,8 @@ test.describe('login', () => {
     await expect(page).toHaveURL(/\/$/);
     await connected(page);
     await expect(page.getByRole('heading', { name: /Hello, operator/ })).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Deploy checkout-api 2.4.1 to staging' })).toBeVisible();
+    await expect(page.getByRole('button', { name: /^Start maintenance on db-primary/ })).toBeVisible();
+    await expect(page.getByRole('button', { name: /^Deploy / })).toHaveCount(0); // an operator cannot deploy (issue 29 item 7)
     await expect(page.getByTestId('offline-notice')).toContainText('Offline demo model');
     await expect(page.locator('header')).toContainText('operator');
     await shot(page, '02-empty-state');

@@ -47,21 +47,29 @@ test.describe('approvals', () => {
     await shot(page, '08-denied');
   });
 
-  test('a viewer is forbidden to deploy', async ({ page, state }) => {
+  test('a viewer is forbidden to deploy: the refusal shows once, on the tool card, and the model says why', async ({ page, state }) => {
     await signIn(page, state.main.url, 'viewer', state.password);
     await page.goto('/');
     await connected(page);
     await send(page, DEPLOY);
     const card = page.getByTestId('confirm-card');
-    // Whether the policy stops it before or after the confirmation, the outcome is FORBIDDEN.
-    const forbidden = page.locator('[data-testid=error-card][data-code="FORBIDDEN"]');
-    await expect(card.or(forbidden).first()).toBeVisible({ timeout: 20_000 });
+    // Whether the policy stops it before or after the confirmation, the outcome is a refusal.
+    const refused = page.locator('[data-testid=tool-card][data-tool=deploy_service][data-refused=true]');
+    await expect(card.or(refused).first()).toBeVisible({ timeout: 20_000 });
     if (await card.isVisible()) await card.getByRole('button', { name: 'Confirm' }).click();
-    await expect(forbidden).toBeVisible({ timeout: 20_000 });
-    await expect(forbidden).toContainText('Your role does not allow this action.');
-    await expect(forbidden.getByRole('button', { name: 'Retry' })).toHaveCount(0);
-    await expect(page.locator('[data-testid=tool-card][data-tool=deploy_service]')).not.toHaveAttribute('data-status', 'done');
+    const answer = page.getByTestId('answer').last();
+    await expect(answer).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
+    // Once: one card says it, no red error card repeats it, and the model's sentence follows the card.
+    await expect(page.getByTestId('tool-card').filter({ hasText: 'Not allowed for your role' })).toHaveCount(1);
+    await expect(refused).toHaveAttribute('data-status', 'error');
+    await expect(page.getByTestId('error-card')).toHaveCount(0);
+    await expect(page.getByText('Your role does not allow this action.')).toHaveCount(0);
+    await expect(page.locator('div:has(> [data-testid=tool-card][data-refused=true]) ~ div [data-testid=answer]').last()).toHaveText(/\w/);
     await shot(page, '09-forbidden');
+    // The stored transcript says it the same way after a reload.
+    await page.reload();
+    await expect(page.getByTestId('tool-card').filter({ hasText: 'Not allowed for your role' })).toHaveCount(1, { timeout: 20_000 });
+    await expect(page.getByTestId('error-card')).toHaveCount(0);
   });
 
   test('reload during a pending approval, then confirm after the reload', async ({ page, state }) => {

@@ -1,5 +1,5 @@
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
-import { lastStoredAnswer, ledgerEvents, newConversation, plain, recordShown, runFinished, shown } from './support/ledger.ts';
+import { answerText, lastStoredAnswer, ledgerEvents, newConversation, plain, recordShown, runFinished, shown } from './support/ledger.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
 
@@ -64,7 +64,7 @@ test('reload at 5 moments of an answer: the same tab converges to the stored ans
     await expect.poll(async () => runFinished(await ledgerEvents(state.main.url, token, id)), { timeout: 30_000 }).toBe(true);
     const stored = plain(lastStoredAnswer(await ledgerEvents(state.main.url, token, id)));
     expect(stored.length).toBeGreaterThan(100);
-    await expect.poll(async () => plain(await answers.last().innerText()), { timeout: 10_000, message: `reload at ${moment} ms` }).toBe(stored);
+    await expect.poll(async () => plain(await answerText(answers.last())), { timeout: 10_000, message: `reload at ${moment} ms` }).toBe(stored);
     await expect(stop).toBeHidden();
     await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
     await expect(answers).toHaveCount(1);

@@ -17,6 +17,9 @@ test('conversations: search, load more on scroll, delete with undo, archived vie
 
   // Search: only this run's conversations, the first page of 30.
   await nav.getByRole('searchbox', { name: 'Search conversations' }).fill(tag);
+  // The search applies after a pause in typing (no date groups in results); the unfiltered list
+  // shows 30 rows too, so the count alone would not say the search ran.
+  await expect(nav.getByTestId('date-group')).toHaveCount(0);
   await expect(rows).toHaveCount(30);
   await expect(rows.first()).toContainText(`${tag} step 35`);
 
@@ -57,8 +60,9 @@ test('conversations: search, load more on scroll, delete with undo, archived vie
   await title.fill(`${tag} renamed`);
   await title.press('Enter');
   await expect(nav.getByText(`${tag} renamed`, { exact: true })).toBeVisible();
-  const renamed = await apiCall<{ items: { title: string }[] }>(state.main.url, session.token, 'GET', `/api/assistant/conversations?q=${tag}&limit=100`);
-  expect(renamed.items.map((c) => c.title)).toContain(`${tag} renamed`);
+  // The list renames at once; the server's PATCH lands a moment later.
+  const titles = async () => (await apiCall<{ items: { title: string }[] }>(state.main.url, session.token, 'GET', `/api/assistant/conversations?q=${tag}&limit=100`)).items.map((c) => c.title);
+  await expect.poll(titles).toContain(`${tag} renamed`);
 });
 
 test('narrow screens: the sidebar collapses behind a menu button', async ({ page, state }) => {

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
-import { lastStoredAnswer, ledgerEvents, newConversation, plain, runFinished } from './support/ledger.ts';
+import { answerText, lastStoredAnswer, ledgerEvents, newConversation, plain, runFinished } from './support/ledger.ts';
 import { readState, startProduct, stopProduct, writeState, type E2EState } from './support/product.ts';
 
 /** Starts the main deployment again on its port, behind the same nginx. */
@@ -77,10 +77,10 @@ test('Ctrl+C mid-answer: the server finishes it; after the restart the tab shows
   expect(runFinished(events)).toBe(true);
   const stored = plain(lastStoredAnswer(events));
   expect(stored.length).toBeGreaterThan(100);
-  await expect.poll(async () => plain(await page.getByTestId('answer').last().innerText()), { timeout: 15_000 }).toBe(stored);
+  await expect.poll(async () => plain(await answerText(page.getByTestId('answer').last())), { timeout: 15_000 }).toBe(stored);
   await expect(page.getByTestId('error-card')).toHaveCount(0);
   console.log(`Ctrl+C: the tab showed the stored answer ${Date.now() - restarted} ms after the gateway answered again`);
-  await expect.poll(async () => plain(await other.getByTestId('answer').last().innerText()), { timeout: 15_000 }).toBe(stored);
+  await expect.poll(async () => plain(await answerText(other.getByTestId('answer').last())), { timeout: 15_000 }).toBe(stored);
   await expect(other.getByTestId('error-card')).toHaveCount(0);
   await expect(other.getByTestId('busy-banner')).toBeHidden();
   await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false');

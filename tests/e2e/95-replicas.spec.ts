@@ -7,67 +7,39 @@
  * failed / process_exit within the documented bound, a reload shows the answer once with that
  * error, and the conversation goes on.
  */
-import { randomBytes } from 'node:crypto';
-import { createPool } from '../../server/db/index.ts';
-import { startCluster, type Cluster } from '../helpers/cluster.ts';
-import { withSearchPath } from '../helpers/database.ts';
+import type { Cluster } from '../helpers/cluster.ts';
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
-import { readState } from './support/product.ts';
-import { jobSchemaFor } from '../../server/v1/job-queue.ts';
+import { startSchemaCluster, type SchemaCluster } from './support/product.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
 const PASSWORD = 'demo-password-1';
+let product: SchemaCluster;
 let cluster: Cluster;
-let databaseUrl: string;
-let dropSchema: () => Promise<void>;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
-  // The replicas are real processes that share one PostgreSQL server: DATABASE_URL's, or the
-  // embedded one the global setup started when it is unset (listening where they can reach it).
-  const base = readState().databaseUrl;
-  const schema = `e2e_replicas_${randomBytes(4).toString('hex')}`;
-  const admin = createPool(base, { max: 1 });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  databaseUrl = withSearchPath(base, schema);
-  dropSchema = async () => {
-    const cleanup = createPool(base, { max: 1 });
-    await cleanup.query(`DROP SCHEMA IF EXISTS ${schema}, ${jobSchemaFor(schema)} CASCADE`);
-    await cleanup.end();
-  };
-  cluster = await startCluster({
+  // The replicas are real processes that share one PostgreSQL server (a schema of their own).
+  product = await startSchemaCluster('replicas', {
     replicas: 3,
-    databaseUrl,
     apiRoles: 'api,web',
     env: { OFFLINE_MODEL_DELAY_MS: '40', LEASE_TTL_S: '2', DEMO_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' },
   });
+  cluster = product.cluster;
 });
 
 test.afterAll(async () => {
-  await cluster?.stop();
-  await dropSchema?.();
+  await product?.stop();
 });
 
 /** The pid-named replica running the conversation's current run. */
 async function runnerOf(conversationId: string): Promise<number> {
-  const pool = createPool(databaseUrl, { max: 1 });
-  try {
-    const { rows } = await pool.query("SELECT owner FROM runs WHERE conversation_id = $1 AND status = 'running'", [conversationId]);
-    return rows.length ? cluster.indexOfPid(Number(rows[0].owner.split(':').at(-2))) : -1;
-  } finally {
-    await pool.end();
-  }
+  const rows = await product.query<{ owner: string }>("SELECT owner FROM runs WHERE conversation_id = $1 AND status = 'running'", [conversationId]);
+  return rows.length ? cluster.indexOfPid(Number(rows[0].owner.split(':').at(-2))) : -1;
 }
 
 async function runStatus(conversationId: string): Promise<string | undefined> {
-  const pool = createPool(databaseUrl, { max: 1 });
-  try {
-    const { rows } = await pool.query('SELECT status FROM runs WHERE conversation_id = $1 ORDER BY started_at DESC LIMIT 1', [conversationId]);
-    return rows[0]?.status;
-  } finally {
-    await pool.end();
-  }
+  const rows = await product.query<{ status: string }>('SELECT status FROM runs WHERE conversation_id = $1 ORDER BY started_at DESC LIMIT 1', [conversationId]);
+  return rows[0]?.status;
 }
 
 test('answer, Stop and Confirm with requests spread over three replicas', async ({ page }) => {

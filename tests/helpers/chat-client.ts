@@ -1,7 +1,10 @@
 /**
- * The real @gradio/client against a running Airlock: log in, connect to /chat, collect a turn.
+ * The real @gradio/client against a running Airlock: log in, connect to /chat, collect a turn
+ * (each message checked against the wire module's schema).
  */
 import { Client } from '@gradio/client';
+import { isDeepStrictEqual } from 'node:util';
+import { WireMessageSchema } from '../../src/lib/wire/chat-metadata.ts';
 
 export const DEMO_PASSWORD = 'demo-password-1';
 
@@ -58,8 +61,12 @@ export async function collect(submission: Submission, onMessage?: (m: WireMessag
     if (event.type === 'data') {
       // The client applies diffs to the same object in place: copy each value as it arrives.
       const message = structuredClone((event.data as unknown[])[0]) as WireMessage;
-      // process_completed repeats the last value; keep each yield once
-      if (messages.length && JSON.stringify(messages.at(-1)) === JSON.stringify(message)) continue;
+      // Every message the server emits is one the wire module declares (strictly: no stray field).
+      const declared = WireMessageSchema.safeParse(message);
+      if (!declared.success) throw new Error(`/chat sent a message src/lib/wire does not declare: ${JSON.stringify(message)}: ${declared.error.message}`);
+      // process_completed repeats the last value; keep each yield once (its keys may come in
+      // another order than the diffs built them in: compared as values, not as JSON text)
+      if (messages.length && isDeepStrictEqual(messages.at(-1), message)) continue;
       messages.push(message);
       await onMessage?.(message, messages.length - 1);
     } else if (event.type === 'status') {

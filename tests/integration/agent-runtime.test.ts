@@ -25,7 +25,9 @@ const makeRuntime = (baseUrl: string, checkpointer = saver, maxRetries = 1) =>
     checkpointer,
   });
 const done = (events: AgentEvent[]) => events.at(-1) as Extract<AgentEvent, { type: 'done' }>;
-const posts = () => backend.calls.filter((c) => c.method === 'POST');
+// The calls with an effect: a tool asking for approval first reads its preview (?dry_run=true, issue
+// 27), which changes nothing and is not counted here.
+const posts = () => backend.calls.filter((c) => c.method === 'POST' && c.query.dry_run !== 'true');
 
 beforeAll(async () => {
   db = await createTestDatabase({ migrate: false });
@@ -50,6 +52,16 @@ describe('agent runtime', () => {
     expect(shape(events)).toEqual(['token', 'done']);
     expect(done(events).text).toBe(tokens.map((t) => t.token).join(''));
     expect(done(events).text).toMatch(/^Hello! I'm the Airlock operations assistant/);
+  });
+
+  it('continueThread (a retried run, issue 30) of a thread that had answered: no model call and no tool again, done with the stored answer', async () => {
+    const threadId = newThread();
+    const first = await collect(agent.run({ threadId, text: "what's the health of payments-api", ...admin }));
+    const [calls, asked] = [backend.calls.length, model.offered.length];
+    const again = await collect(agent.continueThread({ threadId, ...admin }));
+    expect(shape(again)).toEqual(['done']);
+    expect(done(again).text).toBe(done(first).text);
+    expect([backend.calls.length, model.offered.length]).toEqual([calls, asked]);
   });
 
   it('runs a safe tool with both identities: tool_start -> tool_end -> answer', async () => {

@@ -92,6 +92,40 @@ describe('GET /api/assistant/conversations', () => {
     expect(p2.body.next_cursor).toBeNull();
   });
 
+  it('search results carry a snippet with the found words marked, from the newest matching message (issue 29 item 3)', async () => {
+    const token = await api.login('admin');
+    const conv = await create(token, { title: 'Quokka round' });
+    await say(token, conv.id, { role: 'user', content: 'anything odd in the zeppelin cluster overnight?' });
+    await say(token, conv.id, { role: 'assistant', content: 'The zeppelin cluster had one broker restart at 03:10; lag recovered within a minute.' });
+    // A message cannot fake a mark: the private-use delimiters are stripped from the text first.
+    await say(token, conv.id, { role: 'user', content: 'thanks \uE000pretend\uE001 marks' });
+    const res = await api.request('GET', '/api/assistant/conversations?q=zeppelin%20broker', { token });
+    expect(res.body.items.map((c: { id: string }) => c.id)).toEqual([conv.id]);
+    const snippet = res.body.items[0].snippet as Array<{ text: string; hit: boolean }>;
+    expect(snippet.filter((p) => p.hit).map((p) => p.text.toLowerCase())).toEqual(['zeppelin', 'broker']);
+    expect(snippet.map((p) => p.text).join('')).toContain('cluster had one');
+    // A title-only hit is snippeted from the title; a plain listing has no snippet at all.
+    const titled = await api.request('GET', '/api/assistant/conversations?q=quokka', { token });
+    expect(titled.body.items[0].snippet).toEqual([{ text: 'Quokka', hit: true }, { text: ' round', hit: false }]);
+    const plain = await api.request('GET', '/api/assistant/conversations?limit=1', { token });
+    expect(plain.body.items[0]).not.toHaveProperty('snippet');
+    // The found word is marked, the text's own delimiters are gone: "pretend" is no hit.
+    const fake = await api.request('GET', '/api/assistant/conversations?q=thanks', { token });
+    const parts = fake.body.items[0].snippet as Array<{ text: string; hit: boolean }>;
+    expect(parts.filter((p) => p.hit).map((p) => p.text)).toEqual(['thanks']);
+    expect(parts.map((p) => p.text).join('')).toBe('thanks pretend marks');
+  });
+
+  it('GET /conversations/{id}: one of yours, with its current title; anyone else\'s is 404', async () => {
+    const conv = await create(bob, { title: 'mine' });
+    const res = await api.request('GET', `/api/assistant/conversations/${conv.id}`, { token: bob });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: conv.id, title: 'mine', archived: false });
+    const other = await api.request('GET', `/api/assistant/conversations/${conv.id}`, { token: await api.login('admin') });
+    expect(other.status).toBe(404);
+    expect(other.body.error.code).toBe('NOT_FOUND');
+  });
+
   it('excludes archived ones unless ?archived=true; restore brings them back', async () => {
     const conv = await create(bob, { title: 'to archive' });
     expect((await api.request('DELETE', `/api/assistant/conversations/${conv.id}`, { token: bob })).status).toBe(204);

@@ -116,6 +116,8 @@ describe('one decision, one action', () => {
       const { rows } = await db.pool.query(`SELECT operation, outcome, status_code FROM audit_log WHERE username = 'demoted-lead' ORDER BY id`);
       expect(rows).toEqual([
         { operation: 'show_capabilities', outcome: 'success', status_code: 200 },
+        // the card's preview, read (no effect) before the pause while the user was still a lead
+        { operation: 'deploy_service', outcome: 'preview', status_code: 200 },
         { operation: 'approval.approve', outcome: 'success', status_code: 200 },
         { operation: 'deploy_service', outcome: 'denied', status_code: 403 },
       ]);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { v1 } from './headless-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -68,6 +69,13 @@ describe('MCP server (streamable HTTP)', () => {
     expect(done.isError).toBeFalsy();
     expect(done.content[0].text.length).toBeGreaterThan(0);
     expect(await deployments('checkout-api', '2.4.1')).toBe(1);
+    // Decided over MCP, recorded as `mcp` (issue 26), not `chat`: the decision, its audit row and its receipt.
+    const decided = await db.pool.query(`SELECT channel FROM approval_decisions WHERE approval_id = $1`, [approvalId]);
+    expect(decided.rows).toEqual([{ channel: 'mcp' }]);
+    const audited = await db.pool.query(`SELECT arguments->>'channel' AS channel FROM audit_log WHERE operation = 'approval.approve' AND arguments->>'approval_id' = $1`, [approvalId]);
+    expect(audited.rows).toEqual([{ channel: 'mcp' }]);
+    const receipt = await v1(server.url, `/approvals/${approvalId}/receipt`, { token: await login(server.url, 'admin') });
+    expect(JSON.parse(Buffer.from(receipt.body.receipt.split('.')[1], 'base64url').toString()).approvers).toEqual([{ user: 'admin', decided_at: expect.any(String), channel: 'mcp' }]);
 
     // The same confirm again decides nothing and deploys nothing: a tool error with the code.
     const again = (await client.callTool({
@@ -98,8 +106,47 @@ describe('MCP server (streamable HTTP)', () => {
     expect(typo.content[0].text).toMatch(/Unknown parameter\(s\) for \/chat: mesage/);
     const action = (await client.callTool({ name: 'chat', arguments: { message: 'x', action: 'launch' } })) as ToolResult;
     expect(action).toMatchObject({ isError: true });
-    expect(action.content[0].text).toMatch(/^VALIDATION_ERROR: /);
+    expect(action.content[0].text).toMatch(/^VALIDATION_ERROR: action: action must be/);
+    // The code is named once (issue 24 item 2: it read `VALIDATION_ERROR: VALIDATION_ERROR: …`).
+    expect(action.content[0].text.match(/VALIDATION_ERROR/g)).toHaveLength(1);
     await client.close();
+  });
+
+  it('resources/list, resources/templates/list and prompts/list answer empty lists, as upstream (they were -32601)', async () => {
+    const client = await connect(await login(server.url, 'viewer'));
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {} });
+    expect((await client.listResources()).resources).toEqual([]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    await client.close();
+  });
+
+  it('?tools= limits the tools listed and callable, as upstream (on the streamable URL and the SSE opener)', async () => {
+    const token = await login(server.url, 'admin');
+    const at = async (query: string) => {
+      const client = new Client({ name: 'filtered', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}${query}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return client;
+    };
+    const chosen = await at('?tools=chat');
+    expect((await chosen.listTools()).tools.map((t) => t.name)).toEqual(['chat']);
+    await chosen.close();
+    const other = await at('?tools=image_generator,summarize');
+    expect((await other.listTools()).tools).toEqual([]);
+    const refused = (await other.callTool({ name: 'chat', arguments: { message: 'hello' } })) as ToolResult;
+    expect(refused).toMatchObject({ isError: true });
+    expect(refused.content[0].text).toBe("Error: Tool 'chat' is not in the selected tools list");
+    await other.close();
+
+    const auth = { Authorization: `Bearer ${token}` };
+    const sse = new SSEClientTransport(new URL(`${mcpUrl}sse?tools=summarize`), {
+      requestInit: { headers: auth },
+      eventSourceInit: { fetch: (url: string | URL, init?: RequestInit) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...auth } }) },
+    });
+    const sseClient = new Client({ name: 'sse-filtered', version: '1.0.0' });
+    await sseClient.connect(sse);
+    expect((await sseClient.listTools()).tools).toEqual([]);
+    await sseClient.close();
   });
 
   it('refuses a caller without a token (401) and serves /schema', async () => {

@@ -113,7 +113,8 @@ describe('a hung MCP server at start', () => {
     expect(['connecting', 'down']).toContain(hungStatus?.status);
     expect(deepStatus?.status).toBe('down');
     expect(deepStatus?.last_error).toMatch(/input schema nested deeper than 64 levels/);
-    table.record({ fault: 'hung MCP server at start', outcome: `ready in ${readyMs} ms, /chat answered, hung: ${hungStatus?.status}, 3,000-deep schema: down`, lost: 0 });
+    expect((await fetch(`${server.url}/api/agent/v1/health`)).status).toBe(200);
+    table.record({ fault: 'hung MCP server at start', outcome: `ready in ${readyMs} ms, /chat answered, hung: ${hungStatus?.status}, 3,000-deep schema: down, process up`, lost: 0 });
   });
 });
 

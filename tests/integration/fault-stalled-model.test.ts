@@ -106,6 +106,8 @@ describe('a model stream that stalls mid-answer', () => {
     const again = await collect(chat(client, 'what can you do?', conversationId));
     expect(again.types).not.toContain('error');
     expect(again.final!.content.length).toBeGreaterThan(0);
-    table.record({ fault: 'stalled model', outcome: `LLM_UNAVAILABLE (retryable) after ${tookMs} ms, run failed, next turn answers`, lost: 0 });
+    // The process is up (its health answers), not merely this conversation.
+    expect((await fetch(`${server.url}/api/agent/v1/health`)).status).toBe(200);
+    table.record({ fault: 'stalled model', outcome: `LLM_UNAVAILABLE (retryable) after ${tookMs} ms, run failed, next turn answers, process up`, lost: 0 });
   }, 30_000);
 });

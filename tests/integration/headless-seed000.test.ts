@@ -252,6 +252,27 @@ describe('session_id is an opaque string', () => {
     expect(stolen.body).toMatchObject({ type: 'error', error: { code: 'NOT_FOUND' } });
   });
 
+  it('GET /approvals takes session_id as the other routes do: the caller\'s alias or a conversation id; records echo the alias', async () => {
+    const admin = await login(server.url, 'admin');
+    const paused = await v1(server.url, '/chat/completions', { token: admin, body: { messages: [{ role: 'user', content: 'deploy ledger-api 5.0.1 to staging' }], session_id: 'change-review:42' } });
+    const elsewhere = await v1(server.url, '/chat/completions', { token: admin, body: { messages: [{ role: 'user', content: 'deploy ledger-api 5.0.2 to staging' }], session_id: 'change-review:43' } });
+    const approvalOf = (reply: typeof paused) => reply.body.events.find((e: any) => e.type === 'ask_user').approval_request_id;
+    const listed = await v1(server.url, '/approvals?session_id=change-review:42', { token: admin });
+    expect(listed.status).toBe(200);
+    expect(listed.body.approvals.map((a: any) => a.id)).toEqual([approvalOf(paused)]);
+    expect(listed.body.approvals[0].session_id).toBe('change-review:42');
+    // The conversation id names the same session; the single read echoes the alias too.
+    const { rows } = await db.pool.query('SELECT session_id FROM agent_runs WHERE id = $1', [paused.body.run_id]);
+    const byId = await v1(server.url, `/approvals?session_id=${rows[0].session_id}`, { token: admin });
+    expect(byId.body.approvals.map((a: any) => a.id)).toEqual([approvalOf(paused)]);
+    expect((await v1(server.url, `/approvals/${approvalOf(elsewhere)}`, { token: admin })).body.session_id).toBe('change-review:43');
+    // Another caller's string is their own: the operator has no 'change-review:42', so nothing.
+    expect((await v1(server.url, '/approvals?session_id=change-review:42', { token: operator })).body).toEqual({ approvals: [], count: 0 });
+    const bad = await v1(server.url, '/approvals?session_id=has%20space', { token: admin });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('session_id');
+  });
+
   it('anything but 1-128 characters of [A-Za-z0-9._:-] is a VALIDATION_ERROR naming session_id', async () => {
     for (const session_id of ['has space', 'x'.repeat(129), '', 'ünïcode', 'a/b']) {
       const reply = await v1(server.url, '/chat/completions', { token: operator, body: { messages: [{ role: 'user', content: 'hello' }], session_id } });

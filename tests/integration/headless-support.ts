@@ -105,3 +105,11 @@ export async function serviceToken(base: string): Promise<string> {
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
 }
+
+/** Starts a v1 background run that pauses on a staging deploy of `version`; its run and approval ids. */
+export async function pausedDeploy(base: string, token: string, version: string): Promise<{ runId: string; approvalId: string }> {
+  const started = await v1(base, '/runs', { token, body: { messages: [{ role: 'user', content: `deploy payments-api ${version} to staging` }] } });
+  if (started.status !== 202) throw new Error(`POST /runs answered ${started.status}: ${JSON.stringify(started.body)}`);
+  const paused = await waitForRun(base, token, started.body.run_id, (r) => r.status === 'awaiting_approval');
+  return { runId: started.body.run_id, approvalId: paused.approval_request_ids[0] };
+}

@@ -107,6 +107,28 @@ describe('disconnect is not cancel; request_id', () => {
     expect((await events(first.final!.metadata.conversation_id)).events.filter((e: any) => e.kind === 'user.message')).toHaveLength(1);
   });
 
+  it('4c. request_id is scoped per conversation (seed 001): the same key in two conversations is two submits; without one, it names the run that opened a conversation', async () => {
+    const a = (await collect(submit(client, 'hello', randomUUID()))).final!.metadata.conversation_id;
+    const b = (await collect(submit(client, 'hello', randomUUID()))).final!.metadata.conversation_id;
+    const requestId = randomUUID();
+    const inA = await collect(submit(client, "what's the health of payments-api", requestId, a));
+    const inB = await collect(submit(client, "what's the health of payments-api", requestId, b));
+    expect([inA.status, inB.status]).toEqual(['complete', 'complete']);
+    expect(inB.final!.metadata.conversation_id).toBe(b);
+    expect(await runsFor(requestId)).toBe(2);
+    // A retry in A replays A's run; nothing runs again.
+    const retryA = await collect(submit(client, "what's the health of payments-api", requestId, a));
+    expect(retryA.final!.content).toBe(inA.final!.content);
+    expect(await runsFor(requestId)).toBe(2);
+    // Naming no conversation: no run opened one under this key, so a new conversation starts; its retry replays it.
+    const fresh = await collect(submit(client, "what's the health of payments-api", requestId));
+    expect([a, b]).not.toContain(fresh.final!.metadata.conversation_id);
+    expect(await runsFor(requestId)).toBe(3);
+    const retryFresh = await collect(submit(client, "what's the health of payments-api", requestId));
+    expect(retryFresh.final!.metadata.conversation_id).toBe(fresh.final!.metadata.conversation_id);
+    expect(await runsFor(requestId)).toBe(3);
+  });
+
   it("4b. attack: another user replaying someone's request_id gets a run of their own, never the other's answer", async () => {
     const requestId = randomUUID();
     const mine = await collect(submit(client, "what's the health of payments-api", requestId));

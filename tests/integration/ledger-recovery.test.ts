@@ -99,4 +99,25 @@ describe('orphaned runs', () => {
     expect((await db.pool.query("SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1 AND metadata ? 'error'", [conversationId])).rows[0].n).toBe(0);
     await ledger.close();
   });
+
+  it('5. a decision turn that counted one approver of two (M-of-N) and died before its end: finished paused, no error answer', async () => {
+    // The window between the decision's commit (approval.approved) and run.finished: a kill -9 there
+    // must leave the approval waiting for its next approver, not a failed run.
+    const ledger = new PgLedger(db.pool);
+    await ensureDemoUsers(db.pool, { demoPassword: 'demo-password-1' });
+    const userId = (await db.pool.query("SELECT id FROM users WHERE username = 'admin'")).rows[0].id;
+    const conversationId = (await createConversation(db.pool, { userId, text: 'deploy to production' })).id;
+    const runId = randomUUID(), approvalId = randomUUID();
+    await insertRun(db.pool, { id: runId, conversationId, userId, requestId: randomUUID(), requestHash: 'h', owner: 'dead', leaseTtlS: 1 });
+    await ledger.append(conversationId, [
+      { kind: 'approval.approved', payload: { run_id: runId, approval_id: approvalId, by: 'admin2', approved_count: 1, approvals_required: 2 } },
+    ]);
+    await db.pool.query("UPDATE runs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1", [runId]);
+    expect(await recoverOrphanedRuns(db.pool, ledger)).toContain(runId);
+    expect((await db.pool.query('SELECT status FROM runs WHERE id = $1', [runId])).rows[0].status).toBe('paused');
+    const finished = (await ledger.readRun(conversationId, runId)).at(-1)!;
+    expect(finished).toMatchObject({ kind: 'run.finished', payload: { status: 'paused', stop_reason: 'approval_required' } });
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1 AND metadata ? 'error'", [conversationId])).rows[0].n).toBe(0);
+    await ledger.close();
+  });
 });

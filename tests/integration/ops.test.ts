@@ -133,8 +133,9 @@ describe('GET /metrics (Prometheus text)', () => {
     const id = paused.final!.metadata.conversation_id;
     expect(paused.types).toContain('confirm_required');
     expect((await collect(chat(admin, 'confirm', id, 'confirm'))).types).toContain('tool_end');
-    // the approved call's audit row says what routed it through an approval
-    const deployRow = (await db.pool.query(`SELECT outcome, policy_action, policy_scope FROM audit_log WHERE operation = 'deploy_service' AND conversation_id = $1`, [id])).rows;
+    // the approved call's audit row says what routed it through an approval (its preview, read before
+    // the card, is audited as outcome preview: issue 27)
+    const deployRow = (await db.pool.query(`SELECT outcome, policy_action, policy_scope FROM audit_log WHERE operation = 'deploy_service' AND conversation_id = $1 AND outcome <> 'preview'`, [id])).rows;
     expect(deployRow).toEqual([{ outcome: 'success', policy_action: 'require_approval', policy_scope: 'builtin' }]);
 
     const after = await scrape(server.url);
@@ -221,7 +222,7 @@ describe('a bad POLICY_FILE stops the start', () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toEqual([
-      `Airlock cannot start: the policy file ${file} line 4: tool_rules.deploy_service: expected one of allow, caution, require_approval, deny. Fix it or unset POLICY_FILE.`,
+      `Airlock cannot start: the policy file ${file} line 4: tool_rules.deploy_service: expected one of allow, caution, require_approval, deny, or a rule {action, when?, approvals?, …}, or a list of them. Fix it or unset POLICY_FILE.`,
     ]);
   });
 });

@@ -32,6 +32,13 @@ policy:
     demo:admin:
       tools:
         start_maintenance: allow   # names the tool: lowers the approval for admin only
+    demo:operator:
+      tools:
+        end_maintenance:           # issue 26: a list, the first entry matching the arguments wins
+          - action: deny
+            when: {service: [billing, ledger]}
+          - action: require_approval
+            approvals: {count: 2, roles: [admin], distinct_from_requester: true}
 `;
 // The second gateway's file: the same, but deploy_service only needs approval... on the first
 // gateway (no policy file) deploy pauses; this one denies it when the confirm arrives.
@@ -235,13 +242,21 @@ describe('POST /api/agent/v1/policy/check', () => {
       status: 200,
       body: {
         tool_name: 'start_maintenance', user_key: 'demo:admin', tenant_key: 'demo', level: 'safe', reason: 'Policy user:demo:admin allows start_maintenance',
-        pattern_matched: null, policy_scope: 'user:demo:admin', policy_action: 'allow', policy_matched: true, requires_confirmation: false, should_allow: true,
+        pattern_matched: null, policy_scope: 'user:demo:admin', policy_action: 'allow', policy_matched: true, requires_confirmation: false, approvals_required: 0, should_allow: true,
       },
     });
     const other = await check(svc, { tool_name: 'start_maintenance', user_key: 'demo:operator' });
     expect(other.body).toMatchObject({ policy_scope: 'builtin', policy_action: 'require_approval', level: 'danger', requires_confirmation: true, should_allow: true });
     const exec = await check(svc, { tool_name: 'exec', user_key: 'pska:user_primary' });
     expect(exec.body).toMatchObject({ tenant_key: 'pska', policy_action: 'require_approval', policy_scope: 'builtin' });
+  });
+
+  it('evaluates tool_args against the rules with when (issue 26)', async () => {
+    const svc = { authorization: `Bearer ${await serviceToken(server.url)}` };
+    const ledger = await check(svc, { tool_name: 'end_maintenance', tool_args: { service: 'ledger' }, user_key: 'demo:operator' });
+    expect(ledger.body).toMatchObject({ policy_scope: 'user:demo:operator', policy_action: 'deny', should_allow: false, reason: 'Policy user:demo:operator denies end_maintenance when service=billing|ledger' });
+    const web = await check(svc, { tool_name: 'end_maintenance', tool_args: { service: 'web' }, user_key: 'demo:operator' });
+    expect(web.body).toMatchObject({ policy_scope: 'user:demo:operator', policy_action: 'require_approval', requires_confirmation: true, approvals_required: 2 });
   });
 
   it('a user checks only themselves: another user_key or tenant_key is FORBIDDEN', async () => {
@@ -296,7 +311,10 @@ describe('GET /api/agent/v1/policy', () => {
     const res = await fetch(`${server.url}/api/agent/v1/policy`, { headers: { authorization: `Bearer ${await login(server.url, 'operator')}` } });
     const body = await res.json();
     expect(body.policy.tenant_rules).toEqual({});
-    expect(body.policy.user_rules).toEqual({});
+    // Their own rules, as written (a list with when, issue 26).
+    expect(body.policy.user_rules).toEqual({
+      'demo:operator': { tools: { end_maintenance: [{ action: 'deny', when: { service: ['billing', 'ledger'] } }, { action: 'require_approval', approvals: { count: 2, roles: ['admin'], distinct_from_requester: true } }] } },
+    });
     expect(body.policy.tool_rules).toEqual({ check_health: 'caution', deploy_service: 'deny', filesystem_read_file: 'caution', filesystem_write_file: 'deny' });
     const byTool = Object.fromEntries(body.effective.tools.map((t: { tool_name: string; policy_action: string }) => [t.tool_name, t.policy_action]));
     expect(byTool).toMatchObject({

@@ -6,27 +6,19 @@
  * @gradio/client, the real gateway and PostgreSQL: a confirmed call that needs approval, and a
  * call its policy allows, each show tool_start well before tool_end.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@gradio/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chat, collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startRecordingMcp, type RecordingMcp } from '../helpers/recording-mcp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { chat, collect, type WireMessage } from '../helpers/chat-client.ts';
+import { startMcpGateway, type McpGateway } from '../helpers/mcp-gateway.ts';
 
 const SLOW_MS = 2_000;
 
-let db: TestDatabase;
-let server: TestServer;
-let mcp: RecordingMcp;
-let dir: string;
+let gateway: McpGateway;
 let client: Client;
 
 beforeAll(async () => {
-  mcp = await startRecordingMcp(() => {
+  gateway = await startMcpGateway('slow', () => {
     const s = new McpServer({ name: 'slow', version: '1.0.0' });
     const slow = async () => {
       await new Promise((r) => setTimeout(r, SLOW_MS));
@@ -37,21 +29,10 @@ beforeAll(async () => {
     s.registerTool('read_report', { description: 'Read the nightly report.', annotations: { readOnlyHint: true } }, slow);
     return s;
   });
-  dir = await mkdtemp(join(tmpdir(), 'airlock-tool-start-'));
-  const toolsFile = join(dir, 'tools.yaml');
-  await writeFile(toolsFile, ['servers:', '  - name: slow', `    url: ${mcp.url}/mcp`].join('\n'));
-  db = await createTestDatabase();
-  server = await startTestServer({ db, env: { TOOLS_FILE: toolsFile } });
-  client = await connectChat(server.url, await login(server.url, 'admin'));
+  client = gateway.client;
 });
 
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-  await mcp?.close();
-  await db?.drop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => gateway?.close());
 
 /** A turn, with the time each message type was first seen by the client. */
 async function timedTurn(text: string, conversationId: string | null = null, action: 'confirm' | null = null) {

@@ -155,11 +155,13 @@ export class McpConnection {
    * Calls one tool for the given user (who reaches the server only as a minted token, and only when
    * its entry opted in); a lost connection rejects and marks the server down.
    */
-  async call(name: string, args: Record<string, unknown>, options: { userId: string | null; signal?: AbortSignal }): Promise<McpCallResult> {
+  /** `traceparent`: the tool call's span (server/telemetry), sent on an HTTP server's requests of this call. */
+  async call(name: string, args: Record<string, unknown>, options: { userId: string | null; signal?: AbortSignal; traceparent?: string | null }): Promise<McpCallResult> {
     const client = this.#client;
     if (!client || this.health !== 'up') throw new Error(`the MCP server "${this.config.name}" is down${this.lastError ? ` (${this.lastError})` : ''}`);
     // Minted before the call: failing to sign says nothing about the server's health.
-    const headers = await callHeaders(this.config, { userId: options.userId, tool: name }, this.deps.mintToken);
+    const identity = await callHeaders(this.config, { userId: options.userId, tool: name }, this.deps.mintToken);
+    const headers = options.traceparent ? { ...identity, traceparent: options.traceparent } : identity;
     try {
       return (await withCallHeaders(headers, () =>
         client.callTool({ name, arguments: args }, undefined, { signal: options.signal, timeout: this.deps.timeoutMs }),

@@ -6,15 +6,20 @@
  * (file order) marks the later server down with the reason, for good.
  * @module
  */
-import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { unknownTool } from '../tools/define.ts';
+import type { ToolCallContext, ToolResult, ToolSource, ToolSourceDescription, ToolSourceStatus, ToolUser } from '../tool-source.ts';
 import type { McpAuditSink } from './audit.ts';
 import { McpConnection, type ServerHealth } from './connection.ts';
 import type { McpTokenMinter } from './identity.ts';
 import { firstCollision, mcpToolName, sanitizeName } from './names.ts';
 import { loadToolsFile, type ToolsFile } from './tools-file.ts';
-import type { ToolAction } from './policy.ts';
-import { actionOf, defineMcpTool } from './tool.ts';
+import { defineMcpTool, type McpTool } from './tool.ts';
+
+export const MCP_KIND = 'mcp';
+
+/** The name ending of a tool's preview tool on the same MCP server. */
+const PREVIEW_SUFFIX = '_preview';
 
 export interface McpSourceOptions {
   /** TOOLS_FILE; unset: no MCP servers. */
@@ -40,24 +45,27 @@ export interface McpServerStatus {
   next_retry_at: string | null;
 }
 
-export interface McpSourceStatus {
+/** What `GET /api/agent/tools/servers` shows (status-view.ts). */
+export interface McpServersStatus {
   file: string | null;
   file_error: string | null;
   servers: McpServerStatus[];
 }
 
+/** The source's status: the servers, and the generic part (readiness shows its `mcp` block). */
+export type McpSourceStatus = McpServersStatus & ToolSourceStatus;
+
 interface Registered {
   name: string;
   server: string;
-  mcpTool: Tool;
-  tool: StructuredToolInterface;
+  tool: McpTool;
 }
 
 function collisionReason(name: string, owner: string): string {
   return `tool name ${name} collides with ${owner}`;
 }
 
-export class McpToolSource {
+export class McpToolSource implements ToolSource {
   #connections: McpConnection[] = [];
   #invalid: McpServerStatus[] = [];
   #fileError: string | null = null;
@@ -66,7 +74,8 @@ export class McpToolSource {
   #claims = new Map<string, string[]>();
   #reserved: Set<string>;
   /** Bumped whenever the set of executable or offered tools changes. */
-  version = 0;
+  #version = 0;
+  #described: ToolSourceDescription | null = null;
 
   constructor(private readonly options: McpSourceOptions) {
     this.#reserved = new Set(options.reservedNames);
@@ -113,13 +122,14 @@ export class McpToolSource {
       if (!key || names.has(key)) connection.markDown(`the server name "${entry.server.name}" is ${key ? 'already used by an earlier server' : 'empty once sanitized'}`, { permanent: true });
       names.add(key);
     }
+    this.#version++;
   }
 
   /** A server came up, went down or changed its tools: claim or release its names. */
   #changed(connection: McpConnection): void {
     const server = connection.config.name;
     if (connection.health !== 'up') {
-      if (this.#claims.delete(server)) this.version++;
+      if (this.#claims.delete(server)) this.#version++;
       return;
     }
     const names = connection.tools.map((t) => mcpToolName(server, t.name));
@@ -136,33 +146,42 @@ export class McpToolSource {
     const collision = firstCollision(names, new Set(owners.keys()));
     if (collision) return connection.markDown(collisionReason(collision, owners.get(collision) ?? 'another of its own tools'), { permanent: true });
     this.#claims.set(server, names);
+    // A `<tool>_preview` beside `<tool>` is that tool's preview (issue 27): asked before its approval,
+    // never offered to the model.
+    const own = new Set(connection.tools.map((t) => t.name));
+    const previews = new Set(connection.tools.filter((t) => t.name.endsWith(PREVIEW_SUFFIX) && own.has(t.name.slice(0, -PREVIEW_SUFFIX.length))).map((t) => t.name));
     connection.tools.forEach((mcpTool, i) => {
-      const deps = { connection, audit: this.options.audit, resultMaxChars: this.options.resultMaxChars, warn: this.options.warn };
-      this.#registered.set(names[i], { name: names[i], server, mcpTool, tool: defineMcpTool(names[i], mcpTool, deps) });
+      if (previews.has(mcpTool.name)) return;
+      const previewTool = previews.has(mcpTool.name + PREVIEW_SUFFIX) ? mcpTool.name + PREVIEW_SUFFIX : undefined;
+      const deps = { connection, audit: this.options.audit, resultMaxChars: this.options.resultMaxChars, warn: this.options.warn, previewTool };
+      this.#registered.set(names[i], { name: names[i], server, tool: defineMcpTool(names[i], mcpTool, deps) });
     });
-    this.version++;
+    this.#version++;
   }
 
-  /** Every MCP tool the agent can execute (those of servers now down included), by name: the order the
-   * model sees them in must not depend on which server answered first. */
-  executableTools(): StructuredToolInterface[] {
-    return [...this.#registered.values()].sort((a, b) => a.name.localeCompare(b.name)).map((r) => r.tool);
-  }
-
-  /** The tools the model may be offered now: those of servers that are up. */
-  offered(): Array<{ name: string; description: string }> {
+  /** The tools the model may be offered now: those of servers that are up (the same for every user). */
+  list(_user: ToolUser): Array<{ name: string; description: string; selection: 'ranked' }> {
     const up = new Set([...this.#claims.values()].flat());
-    return [...this.#registered.values()].filter((r) => up.has(r.name)).map((r) => ({ name: r.name, description: r.tool.description }));
+    return [...this.#registered.values()].filter((r) => up.has(r.name)).map((r) => ({ name: r.name, description: r.tool.description, selection: 'ranked' }));
   }
 
-  /** The built-in default (annotations) of every MCP tool the agent can execute, by name. */
-  builtinActions(): Map<string, ToolAction> {
-    return new Map([...this.#registered.values()].map((r) => [r.name, actionOf(r.mcpTool)]));
+  call(user: ToolUser, tool: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const registered = this.#registered.get(tool);
+    return registered ? registered.tool.run(user, args, ctx) : Promise.resolve(unknownTool(tool, ctx));
   }
 
-  /** `<server>_` of every configured server: the names its tools will have, listed or not yet. */
-  toolPrefixes(): string[] {
-    return this.#connections.map((c) => `${sanitizeName(c.config.name)}_`);
+  /**
+   * Every MCP tool the agent can execute (those of servers now down included), sorted by name: the
+   * order the model sees them in must not depend on which server answered first. Prefixes: `<server>_`
+   * of every configured server, the names its tools will have, listed or not yet.
+   */
+  describe(): ToolSourceDescription {
+    if (this.#described?.version === this.#version) return this.#described;
+    const tools = [...this.#registered.values()].sort((a, b) => a.name.localeCompare(b.name)).map(({ tool: t }) => ({
+      name: t.name, description: t.description, schema: t.schema, defaultAction: t.defaultAction, selection: 'ranked' as const,
+    }));
+    this.#described = { kind: MCP_KIND, tools, prefixes: this.#connections.map((c) => `${sanitizeName(c.config.name)}_`), version: this.#version };
+    return this.#described;
   }
 
   status(): McpSourceStatus {
@@ -174,7 +193,17 @@ export class McpToolSource {
       last_error: c.lastError,
       next_retry_at: c.nextRetryAt?.toISOString() ?? null,
     }));
-    return { file: this.options.file ?? null, file_error: this.#fileError, servers: [...servers, ...this.#invalid] };
+    const all = [...servers, ...this.#invalid];
+    const tools = this.describe().tools.map((t) => t.name).sort();
+    // A down server leaves its tools out and is retried; it does not make the gateway unready.
+    const readiness = {
+      ready: all.every((s) => s.status === 'up') && !this.#fileError,
+      file: this.options.file ?? null,
+      file_error: this.#fileError,
+      servers: all.map((s) => ({ name: s.name, transport: s.transport, alive: s.status === 'up', status: s.status, tools: s.tools, last_error: s.last_error })),
+      tools,
+    };
+    return { kind: MCP_KIND, tools, readiness, file: this.options.file ?? null, file_error: this.#fileError, servers: all };
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
-import { ALL_TOOLS, McpToolSource } from '../index.ts';
+import { McpToolSource } from './source.ts';
 import { bearerToken, isAuthError, keyCipherFor, keyStoreFor, signMcpToken, type VerifiedUser } from '../../auth/index.ts';
 import type { Config } from '../../config.ts';
 import { insertAudit } from '../../db/audit.ts';
@@ -15,7 +15,15 @@ import type { Pool } from '../../db/index.ts';
 import { AirlockError } from '../../errors.ts';
 import { statusAccess, statusView } from './status-view.ts';
 
-export async function startMcpTools(app: FastifyInstance, deps: { config: Config; pool: Pool; verifyUser: (token: string) => Promise<VerifiedUser> }): Promise<McpToolSource> {
+export interface McpStartDeps {
+  config: Config;
+  pool: Pool;
+  verifyUser: (token: string) => Promise<VerifiedUser>;
+  /** Names other sources hold (the built-in tools): a server listing one is marked down. */
+  reservedNames: Iterable<string>;
+}
+
+export async function startMcpTools(app: FastifyInstance, deps: McpStartDeps): Promise<McpToolSource> {
   const { config, pool } = deps;
   // The api's sealed key must open here, as for recovery's tokens (gateway.ts).
   const keys = keyStoreFor(pool, keyCipherFor(config));
@@ -23,7 +31,7 @@ export async function startMcpTools(app: FastifyInstance, deps: { config: Config
     file: config.tools.file,
     timeoutMs: config.tools.mcpTimeoutMs,
     resultMaxChars: config.tools.resultMaxChars,
-    reservedNames: config.tools.builtin ? ALL_TOOLS.map((t) => t.name) : [],
+    reservedNames: deps.reservedNames,
     mintToken: (call) => signMcpToken(keys, { issuer: config.jwt.issuer, ...call }),
     audit: (entry) => insertAudit(pool, entry),
     warn: (message, error) => app.log.warn({ err: error }, message),

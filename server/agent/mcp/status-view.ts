@@ -6,7 +6,7 @@
  * @module
  */
 import { basename } from 'node:path';
-import type { McpSourceStatus } from './source.ts';
+import type { McpServersStatus } from './source.ts';
 
 /** An absolute path at the start of the text or after a space, quote, parenthesis, '=' or ':' + space. */
 const ABSOLUTE_PATH = /(^|[\s'"(=])(\/[^\s'"()]+)/g;
@@ -17,7 +17,7 @@ export function withoutPaths(text: string): string {
 }
 
 /** The status as the route shows it. */
-export function statusView(status: McpSourceStatus): McpSourceStatus {
+export function statusView(status: McpServersStatus): McpServersStatus {
   return {
     file: status.file === null ? null : basename(status.file),
     file_error: status.file_error === null ? null : withoutPaths(status.file_error),

@@ -1,5 +1,5 @@
 /**
- * One MCP tool as a LangChain tool, under the same approvals as the built-in tools (define.ts):
+ * One MCP tool as its source runs it, under the same approvals as the built-in tools (define.ts):
  * the action is the run's tool policy (server/policy) with the annotations (policy.ts) as the
  * tool's built-in default; `require_approval` pauses in interrupt() with a card that names
  * the server and shows the arguments; every call ends in one audit row; failures (the server down
@@ -8,13 +8,15 @@
  * @module
  */
 import { ToolMessage } from '@langchain/core/messages';
-import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
+import { createHash } from 'node:crypto';
+import { argumentLabels, type EffectPreview } from '../../operations/index.ts';
+import { approvalTermsOf, grantOffer, stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
 import { askApproval, errorMessage, policyDenial } from '../tools/define.ts';
-import { storedBeforeEffect, toolContext, type ToolContext } from '../tools/context.ts';
-import { claimString, tokenClaims } from '../token-claims.ts';
+import { storedBeforeEffect } from '../tools/context.ts';
+import { grantedCall } from '../tools/grant.ts';
+import type { ToolCallContext, ToolResult, ToolUser } from '../tool-source.ts';
 import type { ApprovalRequest } from '../types.ts';
 import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
 import type { McpConnection } from './connection.ts';
@@ -29,6 +31,8 @@ export interface McpToolDeps {
   resultMaxChars: number;
   /** Log sink for audit failures (the audit row must never break the call). */
   warn?: (message: string, error: unknown) => void;
+  /** The server's `<tool>_preview` tool (issue 27): asked before the approval pause, never offered to the model. */
+  previewTool?: string;
 }
 
 /** The question the approval card asks: the server by name and every argument. */
@@ -42,19 +46,33 @@ export function actionOf(mcpTool: Tool): ToolAction {
   return annotationAction(mcpTool.annotations);
 }
 
-/** Builds the LangChain tool `name` for `mcpTool` of the connection's server. */
-export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
+/** One MCP tool as the source serves it: what the model reads, and how one call runs. */
+export interface McpTool {
+  name: string;
+  description: string;
+  /** The tool's JSON schema. */
+  schema: Record<string, unknown>;
+  defaultAction: ToolAction;
+  run(user: ToolUser, args: Args, call: ToolCallContext): Promise<ToolResult>;
+}
+
+/** Builds the tool `name` for `mcpTool` of the connection's server. */
+export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps): McpTool {
   const server = deps.connection.config.name;
   const builtin = actionOf(mcpTool);
   const description = [mcpTool.description ?? mcpTool.title ?? mcpTool.name, `(MCP server "${server}")`].join(' ');
-  return tool(
-    async (args: Args, runtime: ToolRuntime) => {
-      const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? 'unknown';
+  const labels = argumentLabels(mcpTool.inputSchema);
+  return {
+    name,
+    description,
+    schema: (mcpTool.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown>,
+    defaultAction: builtin,
+    async run(user: ToolUser, args: Args, call: ToolCallContext): Promise<ToolResult> {
+      const { toolCallId, run: ctx } = call;
       const started = performance.now();
-      let ctx: ToolContext | undefined;
       let decision: PolicyDecision | undefined;
       const finish = async (result: McpCallOutcome, errorCode: string | null, timed: boolean) => {
-        if (!deps.audit || !ctx || !decision) return;
+        if (!deps.audit || !decision) return;
         const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
         const entry = mcpAuditEntry({
           server, tool: mcpTool.name, name, args, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
@@ -63,8 +81,7 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
         await deps.audit(entry).catch((error) => deps.warn?.('writing the MCP audit row failed', error));
       };
       try {
-        ctx = toolContext(runtime);
-        decision = ctx.policy(name, builtin);
+        decision = ctx.policy(name, builtin, args);
       } catch (error) {
         return errorMessage(name, toolCallId, 'INTERNAL', (error as Error).message);
       }
@@ -73,22 +90,31 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
         const refusal = policyDenial(name, decision);
         return errorMessage(name, toolCallId, refusal.code, refusal.message);
       }
-      if (decision.action === 'require_approval') {
+      // A live grant lets the call run without a card, as for the built-in tools (tools/grant.ts).
+      let granted = false;
+      try {
+        granted = (await grantedCall(ctx, { tool: name, args, toolCallId, decision })) !== null;
+      } catch (error) {
+        return errorMessage(name, toolCallId, 'INTERNAL', (error as Error).message);
+      }
+      if (decision.action === 'require_approval' && !granted) {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
-        const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args), policy: stampOf(decision) };
+        const terms = approvalTermsOf(decision.rule);
+        // Before the pause only (a resume re-runs the tool from the top): the server's own preview, if any.
+        const preview = ctx.resumedCalls?.has(toolCallId) ? null : await mcpPreview(deps, args, user, call.signal);
+        const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args), policy: stampOf(decision), preview, labels, grant: grantOffer(decision.rule, args), ...(terms ? { terms } : {}) };
         const refusal = askApproval(request);
         if (refusal) {
           await finish('not_approved', refusal.code, false);
           return errorMessage(name, toolCallId, refusal.code, refusal.message);
         }
       }
-      // The user goes as an id, for a token minted for this server alone (identity.ts); never
-      // the user's JWT nor the service token, which work against Airlock (issue 30).
-      const userId = claimString(tokenClaims(ctx.userToken).sub);
       // An MCP tool may change anything.
       await storedBeforeEffect(ctx, toolCallId);
       try {
-        const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, args, { userId, signal: runtime.signal }), deps.resultMaxChars);
+        // The user goes as an id, for a token minted for this server alone (identity.ts); never
+        // the user's JWT nor the service token, which work against Airlock (issue 30).
+        const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, args, { userId: user.id, signal: call.signal, traceparent: call.span?.traceparent() }), deps.resultMaxChars);
         if (rendered.isError) {
           await finish('failed', 'TOOL_FAILURE', true);
           return errorMessage(name, toolCallId, 'TOOL_FAILURE', rendered.modelText);
@@ -97,12 +123,32 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps) {
         // The model reads the (possibly cut) text; the card shows the whole result (events.ts).
         return new ToolMessage({ tool_call_id: toolCallId, name, content: rendered.modelText, artifact: { output: rendered.output, truncated: rendered.truncated } });
       } catch (error) {
-        if (isGraphInterrupt(error) || runtime.signal?.aborted) throw error;
+        if (isGraphInterrupt(error) || call.signal?.aborted) throw error;
         await finish('failed', 'TOOL_FAILURE', true);
         const reason = error instanceof Error ? error.message : String(error);
         return errorMessage(name, toolCallId, 'TOOL_FAILURE', `The MCP server "${server}" failed: ${reason}`);
       }
     },
-    { name, description, schema: (mcpTool.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown> },
-  );
+  };
+}
+
+/** How much of a `<tool>_preview` answer the card shows. */
+const PREVIEW_MAX_CHARS = 500;
+
+/**
+ * The server's informational preview (issue 27 item 3): the text its `<tool>_preview` tool answers
+ * for the same arguments, as the user. Unchecked: nothing holds the server to it at execution, so
+ * its `state_hash` only names the text shown. Null when the server has none or it failed.
+ */
+async function mcpPreview(deps: McpToolDeps, args: Args, user: ToolUser, signal?: AbortSignal): Promise<EffectPreview | null> {
+  if (!deps.previewTool) return null;
+  try {
+    const rendered = renderMcpResult(await deps.connection.call(deps.previewTool, args, { userId: user.id, signal }), PREVIEW_MAX_CHARS);
+    if (rendered.isError || !rendered.modelText.trim()) return null;
+    const summary = rendered.modelText.trim();
+    return { summary, details: { source: deps.previewTool, checked: false }, state_hash: createHash('sha256').update(summary).digest('hex') };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return null;
+  }
 }

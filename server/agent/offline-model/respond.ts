@@ -8,6 +8,7 @@ import {
   ASKS_SUMMARY, ASKS_WHAT_WENT_WRONG, MENTIONS_FILE, parseAttachments, quoteErrorLines, summarizeAttachments, withoutAttachments,
   type FramedAttachment,
 } from './attachments.ts';
+import { apiExampleAnswer } from './api-example.ts';
 import { parseExternalIntent } from './external-intents.ts';
 import { KNOWN_TOOLS, parseIntent, type Intent } from './intents.ts';
 
@@ -145,7 +146,7 @@ function decide(messages: ChatMessageIn[], tools: OfferedTool[]): Decision {
   if (intents.length === 0) intents = intentsOf(request.text, tools);
   const aboutFiles = attachmentAnswer(messages, request.text, intents.length > 0);
   if (aboutFiles) return { type: 'text', text: aboutFiles };
-  if (intents.length === 0) return { type: 'text', text: renderHelp(request.text) };
+  if (intents.length === 0) return { type: 'text', text: apiExampleAnswer(request.text) ?? renderHelp(request.text) };
 
   const offered = new Map(tools.map((t) => [t.name, t]));
   const calls: Intent[] = [];

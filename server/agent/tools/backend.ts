@@ -5,11 +5,15 @@
  */
 import { AirlockError, isErrorCode, type ErrorCode } from '../../errors.ts';
 import type { PolicyStamp } from '../../policy/index.ts';
+import type { Span } from '../../telemetry/index.ts';
+import { backendCallSpan } from '../../telemetry/spans.ts';
 import type { ToolContext } from './context.ts';
 
 export interface BackendRequest {
   method: 'GET' | 'POST';
   path: string;
+  /** The path's route, `:param` segments unfilled (the span's name); default: the path. */
+  route?: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
 }
@@ -46,31 +50,52 @@ async function readJson(response: Response): Promise<unknown> {
  * Calls the backend; resolves with the JSON body or throws AirlockError. Retries once with a fresh
  * service token after a 401 (it may have expired in flight); POSTs are safe to repeat because they
  * carry the tool call id as Idempotency-Key. An abort of the run itself is rethrown untouched.
+ * A preview (dry run) passes no `toolCallId`: it sends neither X-Tool-Call-Id nor Idempotency-Key,
+ * so it can never take the key of the call it previews. `ifMatch`: the previewed state's hash.
+ * `span`: the tool call's span; the call is its client span's child, and sends that client span
+ * as W3C `traceparent` (server/telemetry; nothing is sent when traces are off).
  */
 export async function callBackend(
   ctx: ToolContext,
   req: BackendRequest,
-  meta: { toolCallId: string; signal?: AbortSignal; policy?: PolicyStamp },
+  meta: { toolCallId?: string; signal?: AbortSignal; policy?: PolicyStamp; ifMatch?: string; span?: Span },
 ): Promise<unknown> {
+  const url = urlOf(ctx, req);
+  const span = backendCallSpan({ method: req.method, route: req.route ?? req.path, url, parent: meta.span });
+  try {
+    const { status, body } = await send(ctx, req, url, meta, span.traceparent());
+    span.set({ 'http.response.status_code': status });
+    return body;
+  } catch (error) {
+    span.fail(error instanceof AirlockError ? error.code : error instanceof Error ? error.name : 'Error', (error as Error)?.message);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function send(ctx: ToolContext, req: BackendRequest, url: string, meta: Parameters<typeof callBackend>[2], traceparent: string | null): Promise<{ status: number; body: unknown }> {
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = {
       authorization: `Bearer ${await ctx.serviceToken.get()}`,
       'x-user-jwt': ctx.userToken,
-      'x-tool-call-id': meta.toolCallId,
+      ...(meta.toolCallId ? { 'x-tool-call-id': meta.toolCallId } : {}),
+      ...(meta.ifMatch ? { 'if-match': meta.ifMatch } : {}),
       'x-conversation-id': ctx.conversationId,
       accept: 'application/json',
+      ...(traceparent ? { traceparent } : {}),
       // The policy decision that let the call through, for the api's audit row (service-token only).
       ...(meta.policy ? { 'x-policy-action': meta.policy.action, 'x-policy-scope': meta.policy.scope, 'x-policy-matched': String(meta.policy.matched) } : {}),
     };
     if (req.method === 'POST') {
       headers['content-type'] = 'application/json';
-      headers['idempotency-key'] = meta.toolCallId;
+      if (meta.toolCallId) headers['idempotency-key'] = meta.toolCallId;
     }
     const timeout = AbortSignal.timeout(ctx.timeoutMs);
     const signal = meta.signal ? AbortSignal.any([meta.signal, timeout]) : timeout;
     let response: Response;
     try {
-      response = await ctx.fetch(urlOf(ctx, req), {
+      response = await ctx.fetch(url, {
         method: req.method,
         headers,
         body: req.method === 'POST' ? JSON.stringify(req.body ?? {}) : undefined,
@@ -82,7 +107,7 @@ export async function callBackend(
       throw new AirlockError('TOOL_FAILURE', `The backend API ${what}.`, { cause });
     }
     const body = await readJson(response);
-    if (response.ok) return body;
+    if (response.ok) return { status: response.status, body };
     if (response.status === 401 && attempt === 0) {
       ctx.serviceToken.invalidate();
       continue;

@@ -9,13 +9,24 @@ import type { AuditEntry } from '../../db/audit.ts';
 import { AirlockError } from '../../errors.ts';
 import type { PolicyDecision, ToolAction } from '../../policy/index.ts';
 import type { ServiceTokenProvider } from '../service-token.ts';
-import type { ToolPolicy } from '../tool-policy.ts';
+import type { ToolPolicy } from '../run-tool-allowlist.ts';
+import type { Span } from '../../telemetry/index.ts';
+
+/** The user a run acts for, read from the run's verified token (runtime.ts); what ToolSource.list and .call receive. */
+export interface ToolUser {
+  /** The user id (`sub`); null when the token carries none. */
+  id: string | null;
+  username: string;
+  tenant: string;
+}
 
 export interface ToolContext {
   /** Backend API base URL (no trailing slash). */
   apiUrl: string;
   /** The end user's JWT, sent as X-User-JWT. */
   userToken: string;
+  /** Who the run acts for, read from that token (what ToolSource.list and .call receive). */
+  user: ToolUser;
   conversationId: string;
   serviceToken: ServiceTokenProvider;
   /** Per-request timeout for backend calls. */
@@ -25,10 +36,10 @@ export interface ToolContext {
    * The tool policy for this run's user (server/policy): what a call of `tool` may do. `builtin` is
    * the tool's own default when the tool knows it (MCP annotations); else the catalog's.
    */
-  policy: (tool: string, builtin?: ToolAction) => PolicyDecision;
+  policy: (tool: string, builtin?: ToolAction, args?: Readonly<Record<string, unknown>>) => PolicyDecision;
   /** Writes the audit row of a call the gateway refused itself (policy deny): the api never saw it. */
   audit?: (entry: AuditEntry) => Promise<void>;
-  /** The run's tool policy (headless runs, tool-policy.ts); absent: every tool. */
+  /** The run's tool policy (headless runs, run-tool-allowlist.ts); absent: every tool. */
   toolPolicy?: ToolPolicy | null;
   /** The caller's system messages (headless runs), put before the agent's own system prompt. */
   callerSystem?: string | null;
@@ -39,6 +50,21 @@ export interface ToolContext {
    * side effect, so that the step that asked for the call is never lost while its effect is done.
    */
   checkpointed?: () => Promise<void>;
+  /** The live grant (issue 27 item 2) a call of `tool` with `args` by this run's user runs under, its use counted; null: it asks. */
+  grantFor?: (tool: string, args: Readonly<Record<string, unknown>>) => Promise<GrantUse | null>;
+  /** toolCallId -> the grant it ran under, for its tool_start/tool_end (agent/events.ts). */
+  granted?: Map<string, GrantUse>;
+  /** The turn's span (server/telemetry): the parent of the run's model and tool spans. */
+  trace?: Span;
+}
+
+/** The grant a call ran under, as its tool card says it: "allowed by grant G, by X, until T". */
+export interface GrantUse {
+  id: string;
+  /** The username of whoever made the grant. */
+  by: string;
+  /** Its expiry, ISO 8601. */
+  until: string;
 }
 
 export const CONTEXT_KEY = 'airlock';

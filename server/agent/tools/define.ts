@@ -18,16 +18,18 @@
  * @module
  */
 import { ToolMessage } from '@langchain/core/messages';
-import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AirlockError, isAirlockError } from '../../errors.ts';
-import { toolPath, toolSpec, type ToolName, type ToolSpec } from '../../operations/index.ts';
-import { stampOf, type PolicyDecision } from '../../policy/index.ts';
+import { argumentLabels, toolPath, toolRoute, toolSpec, type ToolName, type ToolSpec } from '../../operations/index.ts';
+import { approvalTermsOf, grantOffer, stampOf, type PolicyDecision } from '../../policy/index.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
 import { claimString, tokenClaims } from '../token-claims.ts';
 import { callBackend, type BackendRequest } from './backend.ts';
-import { storedBeforeEffect, toolContext, type ToolContext } from './context.ts';
+import { storedBeforeEffect, type ToolContext } from './context.ts';
+import { grantedCall } from './grant.ts';
+import { askedAgain, backendPreview, isStateChanged, MAX_STATE_CHANGES } from './preview.ts';
+import type { ToolCallContext, ToolResult } from '../tool-source.ts';
 
 /** The parts of a backend call that come from the model's arguments; method and path come from the catalog. */
 export interface CallParts {
@@ -55,12 +57,24 @@ export function errorMessage(name: string, toolCallId: string, code: string, mes
   return new ToolMessage({ tool_call_id: toolCallId, name, status: 'error', content: errorContent(code, message), artifact: { code } });
 }
 
+/** The result of a call naming a tool its source does not have (ToolSource.call). */
+export function unknownTool(tool: string, call: ToolCallContext): ToolMessage {
+  return errorMessage(tool, call.toolCallId, 'NOT_FOUND', `No tool named ${tool} in this source.`);
+}
+
 /**
  * Pauses the call for the user's decision (interrupt() throws now and returns the decision on
  * resume): null when approved, else why it did not run. Call it outside any try.
  */
 export function askApproval(request: ApprovalRequest): { code: string; message: string } | null {
   return refusalOf(request.tool, interrupt(request) as ApprovalDecision);
+}
+
+/** Like askApproval, with the approved decision itself (its `state_hash` binds the execution). */
+export function askDecision(request: ApprovalRequest): { refusal: { code: string; message: string } } | { approved: Extract<ApprovalDecision, { approved: true }> } {
+  const decision = interrupt(request) as ApprovalDecision;
+  const refusal = refusalOf(request.tool, decision);
+  return refusal ? { refusal } : { approved: decision as Extract<ApprovalDecision, { approved: true }> };
 }
 
 /** Why a call did not run, from a negative decision. */
@@ -70,10 +84,13 @@ export function refusalOf(tool: string, decision: ApprovalDecision): { code: str
   if (reason === 'expired') return { code: 'APPROVAL_EXPIRED', message: `Not done: the approval for ${tool} expired before it was confirmed.` };
   if (reason === 'mismatch') return { code: 'DENIED', message: `Not done: ${tool} was not the action the user approved.` };
   if (reason === 'superseded') return { code: 'SUPERSEDED', message: `Not done: the request to run ${tool} was replaced by a newer message.` };
+  const note = (decision as { note?: unknown } | undefined)?.note;
+  // The approver's reason, quoted as theirs: the model is told why, and can act on it (issue 27 item 4).
+  if (typeof note === 'string' && note.trim()) return { code: 'DENIED', message: `Not done: the user denied ${tool}. Their reason: ${JSON.stringify(note.trim().slice(0, 500))}` };
   return { code: 'DENIED', message: `Not done: the user denied ${tool}.` };
 }
 
-async function assertAllowed(ctx: ToolContext, name: string, meta: { toolCallId: string; signal?: AbortSignal }): Promise<void> {
+async function assertAllowed(ctx: ToolContext, name: string, meta: Parameters<typeof callBackend>[2]): Promise<void> {
   const caps = (await callBackend(ctx, { method: 'GET', path: '/api/tools/capabilities' }, meta)) as {
     tools?: Array<{ name: string; allowed: boolean }>;
   };
@@ -99,29 +116,40 @@ export function policyDenial(tool: string, decision: PolicyDecision): { code: 'F
   return { code: 'FORBIDDEN', message: `Not done: the tool policy does not allow ${tool} (${decision.scope}).` };
 }
 
-/** A LangChain tool that calls the backend API. */
-export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S>) {
+/** A built-in tool: what the model reads, and how one call runs (tools/source.ts serves them). */
+export interface BackendTool<S extends z.ZodObject = z.ZodObject> {
+  name: ToolName;
+  description: string;
+  schema: S;
+  run(args: z.infer<S>, call: ToolCallContext): Promise<ToolResult>;
+}
+
+/** A tool that calls the backend API. */
+export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S>): BackendTool<S> {
   const operation = toolSpec(spec.name);
+  const labels = argumentLabels(z.toJSONSchema(spec.schema));
   const backendRequest = (args: z.infer<S>): BackendRequest => {
     const { params, query, body } = spec.call(args);
-    return { method: operation.method, path: toolPath(operation, params), query, body };
+    return { method: operation.method, path: toolPath(operation, params), route: toolRoute(operation), query, body };
   };
-  return tool(
-    async (args: z.infer<S>, runtime: ToolRuntime) => {
-      const toolCallId = runtime.toolCallId ?? runtime.toolCall?.id ?? 'unknown';
-      const meta = { toolCallId, signal: runtime.signal };
+  return {
+    name: spec.name,
+    description: spec.description,
+    schema: spec.schema,
+    async run(args: z.infer<S>, call: ToolCallContext): Promise<ToolResult> {
+      const { toolCallId } = call;
+      const meta = { toolCallId, signal: call.signal, span: call.span };
       const fail = (error: unknown) => {
         if (isGraphInterrupt(error)) throw error;
-        if (runtime.signal?.aborted) throw error;
+        if (call.signal?.aborted) throw error;
         if (isAirlockError(error)) return errorMessage(spec.name, toolCallId, error.code, error.message);
         return errorMessage(spec.name, toolCallId, 'TOOL_FAILURE', error instanceof Error ? error.message : String(error));
       };
 
-      let ctx: ToolContext;
+      const ctx = call.run;
       let decision: PolicyDecision;
       try {
-        ctx = toolContext(runtime);
-        decision = ctx.policy(spec.name);
+        decision = ctx.policy(spec.name, undefined, args as Record<string, unknown>);
         if (decision.action === 'deny') {
           await auditRefusal(ctx, { operation, path: backendRequest(args).path, args: args as Record<string, unknown>, toolCallId, decision }).catch(() => {});
           const refusal = policyDenial(spec.name, decision);
@@ -133,20 +161,44 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
       } catch (error) {
         return fail(error);
       }
-      if (decision.action === 'require_approval') {
-        // Outside any try: interrupt() works by throwing. On resume it returns the decision.
-        const request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId, policy: stampOf(decision) };
-        const refusal = askApproval(request);
-        if (refusal) return errorMessage(spec.name, toolCallId, refusal.code, refusal.message);
-      }
-      if (operation.method !== 'GET') await storedBeforeEffect(ctx, toolCallId);
+      const policy = stampOf(decision);
+      // A live grant that matches lets the call run without a card (issue 27 item 2); RBAC was
+      // checked above and the api checks it again. A resumed call was decided already.
+      let granted = false;
       try {
-        // The decision travels with the call itself (not the permission check before a pause): the api's audit row keeps it.
-        return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy: stampOf(decision) }));
+        granted = (await grantedCall(ctx, { tool: spec.name, args: args as Record<string, unknown>, toolCallId, decision })) !== null;
       } catch (error) {
         return fail(error);
       }
+      if (decision.action !== 'require_approval' || granted) {
+        if (operation.method !== 'GET') await storedBeforeEffect(ctx, toolCallId);
+        try {
+          // The decision travels with the call itself (not the permission check before a pause): the api's audit row keeps it.
+          return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy }));
+        } catch (error) {
+          return fail(error);
+        }
+      }
+      // The preview is read before the pause only (a resumed call's approver saw it already; its
+      // state hash comes back with the decision). It never fails the call: no preview is "no preview".
+      const preview = operation.approval?.preview && !ctx.resumedCalls?.has(toolCallId) ? await backendPreview(ctx, backendRequest(args), call.signal, call.span) : null;
+      const terms = approvalTermsOf(decision.rule);
+      const grant = grantOffer(decision.rule, args as Record<string, unknown>, operation.approval?.scope);
+      let request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId, policy, preview, labels, grant, ...(terms ? { terms } : {}) };
+      for (let round = 0; ; round++) {
+        // Outside any try: interrupt() works by throwing. On resume it returns the decision.
+        const answer = askDecision(request);
+        if ('refusal' in answer) return errorMessage(spec.name, toolCallId, answer.refusal.code, answer.refusal.message);
+        await storedBeforeEffect(ctx, toolCallId);
+        try {
+          return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy, ifMatch: answer.approved.state_hash }));
+        } catch (error) {
+          if (!isStateChanged(error) || round >= MAX_STATE_CHANGES) return fail(error);
+        }
+        // The state changed since the approver's preview (412): nothing ran. Ask again, for the same
+        // call, with a fresh preview (a second interrupt of this task: LangGraph gives it its own id).
+        request = askedAgain(request, await backendPreview(ctx, backendRequest(args), call.signal, call.span));
+      }
     },
-    { name: spec.name, description: spec.description, schema: spec.schema },
-  );
+  };
 }

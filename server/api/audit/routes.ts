@@ -1,11 +1,15 @@
-/** GET /api/audit: the tool-call audit log, newest first, filtered and paged (admin only). */
+/**
+ * GET /api/audit: the tool-call audit log, newest first, filtered and paged (admin only); and
+ * GET /api/audit/export, the chained audit as JSONL (export.ts).
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import { listAudit, type AuditRecord } from '../../db/audit.ts';
 import type { ApiContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { assertPermission, requestUser, requireUser } from '../identity.ts';
 import { parseInput } from '../../http/validate.ts';
-import { AuditCursor, AuditQuery } from './schemas.ts';
+import { auditExport } from './export.ts';
+import { AuditCursor, AuditExportQuery, AuditQuery } from './schemas.ts';
 
 const auditJson = (a: AuditRecord) => ({
   id: a.id,
@@ -48,5 +52,12 @@ export const auditRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, 
       limit: query.limit,
     });
     return { items: page.items.map(auditJson), next_cursor: page.nextBeforeId ? encodeCursor({ b: page.nextBeforeId }) : null };
+  });
+
+  app.get('/export', async (request, reply) => {
+    const range = parseInput(AuditExportQuery, request.query, 'query');
+    const jwks = await ctx.keys.jwks();
+    reply.type('application/x-ndjson; charset=utf-8');
+    return reply.send(auditExport(ctx.pool, jwks, range));
   });
 };

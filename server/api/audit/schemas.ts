@@ -1,4 +1,4 @@
-/** Query schema of GET /api/audit. */
+/** Query schemas of GET /api/audit and its export. */
 import { z } from 'zod';
 import { isBigintText, isValidTimestamp } from '../scalars.ts';
 
@@ -10,7 +10,7 @@ export const AuditQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   operation: z.string().max(100).optional(),
   user_id: z.uuid().optional(),
-  outcome: z.enum(['success', 'denied', 'unauthorized', 'invalid', 'not_found', 'conflict', 'error', 'replayed']).optional(),
+  outcome: z.enum(['success', 'denied', 'unauthorized', 'invalid', 'not_found', 'conflict', 'error', 'replayed', 'preview']).optional(),
   tool_call_id: z.string().max(200).optional(),
   conversation_id: z.string().max(200).optional(),
   since: timestamp.optional(),
@@ -18,3 +18,9 @@ export const AuditQuery = z.object({
 });
 
 export const AuditCursor = z.object({ b: z.string().refine(isBigintText) });
+
+/** GET /api/audit/export: an audit row id range, both ends included. */
+export const AuditExportQuery = z.object({
+  from: z.string().refine(isBigintText, 'must be an audit row id').optional(),
+  to: z.string().refine(isBigintText, 'must be an audit row id').optional(),
+});

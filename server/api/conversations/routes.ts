@@ -27,10 +27,13 @@ import {
   CreateConversationBody,
   HistoryCursor,
   HistoryQuery,
+  ExportQuery,
   ListConversationsQuery,
   RenameConversationBody,
 } from './schemas.ts';
 import { conversationJson, messageJson } from './serialize.ts';
+import { allMessages, conversationApprovals } from '../../db/conversation-export.ts';
+import { exportFileName, exportJson, exportMarkdown } from './export.ts';
 
 function found(conversation: Conversation | null): Conversation {
   if (!conversation) throw new AirlockError('NOT_FOUND', 'No such conversation.');
@@ -43,7 +46,7 @@ export const conversationRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async
 
   app.post('/conversations', async (request, reply) => {
     const body = parseInput(CreateConversationBody, request.body, 'body');
-    const conversation = await createConversation(pool, { userId: requestUser(request).userId, title: body.title });
+    const conversation = await createConversation(pool, { userId: requestUser(request).userId, title: body.title, text: body.text });
     return reply.status(201).send(conversationJson(conversation));
   });
 
@@ -63,6 +66,12 @@ export const conversationRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async
     };
   });
 
+  // One conversation (the sidebar reads its title back once the first answer named it).
+  app.get('/conversations/:id', async (request) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    return conversationJson(found(await getConversationForUser(pool, { id, userId: requestUser(request).userId })));
+  });
+
   app.patch('/conversations/:id', async (request) => {
     const { id } = parseInput(ConversationParams, request.params, 'params');
     const { title } = parseInput(RenameConversationBody, request.body, 'body');
@@ -78,6 +87,16 @@ export const conversationRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async
   app.post('/conversations/:id/restore', async (request) => {
     const { id } = parseInput(ConversationParams, request.params, 'params');
     return conversationJson(found(await setConversationArchived(pool, { id, userId: requestUser(request).userId, archived: false })));
+  });
+
+  app.get('/conversations/:id/export', async (request, reply) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    const { format } = parseInput(ExportQuery, request.query, 'query');
+    const conversation = found(await getConversationForUser(pool, { id, userId: requestUser(request).userId }));
+    const [messages, approvals] = await withSnapshot(pool, async (tx) => Promise.all([allMessages(tx, id), conversationApprovals(tx, id)]));
+    reply.header('content-disposition', `attachment; filename="${exportFileName(conversation, format)}"`);
+    if (format === 'json') return exportJson(conversation, messages, approvals);
+    return reply.type('text/markdown; charset=utf-8').send(exportMarkdown(conversation, messages, approvals));
   });
 
   app.get('/history', async (request) => {

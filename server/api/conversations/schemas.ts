@@ -8,7 +8,11 @@ export const ConversationParams = z.object({ id: z.uuid({ message: 'must be a co
 /** A title: bidi controls stripped (issue 30, finding 16), then trimmed; something must be left. */
 const title = z.string().overwrite(stripBidiControls).trim().min(1).max(200);
 
-export const CreateConversationBody = z.object({ title: title.optional() }).default({});
+/**
+ * `title`: the user's own (the model's title never replaces it). `text`: the first message, from
+ * which the title is derived until the first answer names the conversation (the UI sends this).
+ */
+export const CreateConversationBody = z.object({ title: title.optional(), text: z.string().max(100_000).optional() }).default({});
 
 export const RenameConversationBody = z.object({ title });
 
@@ -39,3 +43,6 @@ export const AppendMessageBody = z.object({
   metadata: z.record(z.string(), z.unknown()).default({}),
   request_id: z.string().trim().min(1).max(200).optional(),
 });
+
+/** `GET /conversations/:id/export?format=md|json` (issue 29 item 4). */
+export const ExportQuery = z.object({ format: z.enum(['md', 'json']).default('md') });

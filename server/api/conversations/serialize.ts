@@ -8,6 +8,7 @@ export const conversationJson = (c: Conversation) => ({
   created_at: c.createdAt,
   updated_at: c.updatedAt,
   archived: c.archived,
+  ...(c.snippet === undefined ? {} : { snippet: c.snippet }),
 });
 
 export const messageJson = (m: Message) => ({

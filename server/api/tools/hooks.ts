@@ -13,6 +13,7 @@ import type { ToolSpec } from '../../operations/index.ts';
 
 const started = new WeakMap<FastifyRequest, number>();
 const replayed = new WeakSet<FastifyRequest>();
+const previewed = new WeakSet<FastifyRequest>();
 
 /** The route's tool, from its `config.tool`. */
 export function routeTool(request: FastifyRequest): ToolSpec | undefined {
@@ -24,8 +25,13 @@ export function markReplayed(request: FastifyRequest): void {
   replayed.add(request);
 }
 
-export function outcomeFor(status: number, isReplay: boolean): AuditOutcome {
-  if (status < 400) return isReplay ? 'replayed' : 'success';
+/** Marks a response as a dry run's (audited as `preview`). */
+export function markPreview(request: FastifyRequest): void {
+  previewed.add(request);
+}
+
+export function outcomeFor(status: number, isReplay: boolean, isPreview = false): AuditOutcome {
+  if (status < 400) return isPreview ? 'preview' : isReplay ? 'replayed' : 'success';
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'denied';
   if (status === 400 || status === 413) return 'invalid';
@@ -95,7 +101,7 @@ export function registerToolHooks(app: FastifyInstance, ctx: ApiContext): void {
         method: request.method,
         path: request.url.split('?')[0],
         arguments: args,
-        outcome: outcomeFor(status, replayed.has(request)),
+        outcome: outcomeFor(status, replayed.has(request), previewed.has(request)),
         statusCode: status,
         errorCode: status >= 400 ? errorCodeOf(payload) : null,
         toolCallId: header(request, 'x-tool-call-id') ?? header(request, 'idempotency-key'),

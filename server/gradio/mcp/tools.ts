@@ -2,7 +2,8 @@
  * Endpoints as MCP tools, as Gradio's `mcp_server=True` offers them: the tool is named after the
  * endpoint, its input schema comes from the parameters, and its result is one text block per
  * output (a ChatMessage-like value `{content: "..."}` gives its content; other values their JSON).
- * An error ends as `isError` with `title: message`, as upstream raises it. Pure.
+ * An error ends as `isError` with `title: message`, as upstream raises it, naming the title once
+ * (a message that already begins with it, such as `/chat`'s `CODE: detail`, is kept as it is). Pure.
  * @module
  */
 import { parameterName, schemaOf } from '../components.ts';
@@ -53,5 +54,6 @@ export function toolResult(outputs: unknown[]) {
 
 /** A failed tool result. */
 export function toolError(title: string, message: string) {
-  return { content: [{ type: 'text' as const, text: title && message ? `${title}: ${message}` : message || title || 'Error!' }], isError: true };
+  const text = title && message && !message.startsWith(`${title}: `) ? `${title}: ${message}` : message || title || 'Error!';
+  return { content: [{ type: 'text' as const, text }], isError: true };
 }

@@ -15,7 +15,7 @@ import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { identityOf, ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
 import { RequestRejectedError } from '../errors.ts';
-import { createMcpServer, type McpCaller } from '../mcp/server.ts';
+import { createMcpServer, selectedTools, type McpCaller } from '../mcp/server.ts';
 import { mcpTools } from '../mcp/tools.ts';
 import type { OwnerKey } from '../ownership.ts';
 
@@ -33,6 +33,8 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): voi
     owner: ownerOf(request, ctx.options.identityKey),
     headers: request.headers,
     canElicit,
+    // `?tools=` on the streamable request, or on the SSE stream's opening GET (its session's choice).
+    selected: selectedTools(request.query),
   });
 
   // Stateless: one server and transport per HTTP request, closed with its response.

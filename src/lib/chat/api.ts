@@ -96,7 +96,9 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
       const r = await call<{ items: Conversation[]; next_cursor: string | null }>('GET', `/api/assistant/conversations${q(o)}`);
       return { items: r.items, next: r.next_cursor };
     },
-    createConversation: (title?: string) => call<Conversation>('POST', '/api/assistant/conversations', title ? { title } : {}),
+    getConversation: (cid: string) => call<Conversation>('GET', `/api/assistant/conversations/${id(cid)}`),
+    /** `title`: the user's own; `text`: the first message, its title derived until the first answer names it. */
+    createConversation: (body: { title?: string; text?: string } = {}) => call<Conversation>('POST', '/api/assistant/conversations', body),
     renameConversation: (cid: string, title: string) => call<Conversation>('PATCH', `/api/assistant/conversations/${id(cid)}`, { title }),
     archiveConversation: (cid: string) => call<void>('DELETE', `/api/assistant/conversations/${id(cid)}`),
     restoreConversation: (cid: string) => call<Conversation>('POST', `/api/assistant/conversations/${id(cid)}/restore`),

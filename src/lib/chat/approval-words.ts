@@ -8,6 +8,8 @@ import type { ApprovalItem } from './types.ts';
 
 /** The reason the server records for an approval denied because a new message was sent. */
 export const SUPERSEDED = 'superseded_by_new_message';
+/** The reason of an approval closed because the state changed after it was approved (issue 27): nothing ran. */
+export const STATE_CHANGED = 'state_changed';
 
 /** Words of a tool name that say nothing about the action ("deploy_service" is a deploy). */
 const FILLER = new Set(['service', 'tool', 'action', 'run']);
@@ -39,6 +41,7 @@ export function outcomeLabel(item: Pick<ApprovalItem, 'status' | 'reason'>): str
     case 'pending':
       return 'Waiting';
     case 'denied':
+      if (item.reason === STATE_CHANGED) return 'Not run: the state changed (asked again below)';
       return item.reason === SUPERSEDED ? 'Denied (new message)' : 'Denied';
   }
 }

@@ -277,10 +277,14 @@ export class ChatState {
       // A submit of this tab from here on is its own run: the stream's copy of it is not applied.
       const current = () => !this.#run && !this.#follow && this.#runToken === ownRuns;
       if (!id || this.busy || this.#ledgerSeq === null || signal.aborted || !current()) return;
-      await this.#stream(id, this.#ledgerSeq, signal, new EventsToWire(id), current);
-      if (id === this.#conversationId && current()) {
+      for (;;) {
+        const outcome = await this.#stream(id, this.#ledgerSeq, signal, new EventsToWire(id), current);
+        if (id !== this.#conversationId || !current()) return;
         this.#tokens.flush();
         this.#dispatch({ type: 'ended', reason: 'complete' });
+        // A decision that left the approval pending (one approver of several, issue 26): the
+        // pause goes on, and so does the watch.
+        if (outcome !== 'finished' || signal.aborted || !this.pendingApproval || this.#ledgerSeq === null) return;
       }
     } finally {
       if (this.#watching === signal) this.#watching = null;
@@ -334,7 +338,7 @@ export class ChatState {
     if (!id) {
       this.#sending = true; // a second Enter while the conversation is being created
       try {
-        const created = await this.#options.api.createConversation(text.trim().slice(0, 80) || 'Attachment');
+        const created = await this.#options.api.createConversation({ text: text.trim() || 'Attachment' });
         id = created.id;
         this.#conversationId = id;
         this.#options.onCreated?.(created);
@@ -350,11 +354,13 @@ export class ChatState {
     return true;
   }
 
-  confirm(approvalId: string): void {
-    this.#decide(approvalId, 'confirm');
+  /** Confirm; with `grant`, also allow matching calls for `ttl_s` seconds ("Allow for 1 hour"). */
+  confirm(approvalId: string, grant?: { ttl_s: number }): void {
+    this.#decide(approvalId, 'confirm', grant ? { grant } : {});
   }
-  deny(approvalId: string): void {
-    this.#decide(approvalId, 'deny');
+  /** Deny; `reason` (optional) is told to the model. */
+  deny(approvalId: string, reason?: string): void {
+    this.#decide(approvalId, 'deny', reason?.trim() ? { reason: reason.trim() } : {});
   }
 
   /** Stop: cancels the running submit; the answer so far stays, marked stopped. */
@@ -416,12 +422,12 @@ export class ChatState {
     this.#dispatch({ type: 'tick', now });
   }
 
-  #decide(approvalId: string, action: 'confirm' | 'deny'): void {
+  #decide(approvalId: string, action: 'confirm' | 'deny', extras: Pick<SubmitInput, 'grant' | 'reason'>): void {
     const card = this.#view.items.find((i) => i.id === approvalId);
     if (!card || card.kind !== 'approval' || card.status !== 'pending' || card.deciding || this.busy) return;
     const id = this.#conversationId;
     if (!id) return;
-    void this.#start({ text: action, files: [], conversationId: id, action, approvalId }, { type: 'submitted', text: action, action, approvalId });
+    void this.#start({ text: action, files: [], conversationId: id, action, approvalId, ...extras }, { type: 'submitted', text: action, action, approvalId });
   }
 
   async #start(input: SubmitInput, event: ChatEvent): Promise<void> {

@@ -95,6 +95,19 @@ export class ConversationList {
     this.#items = [merged, ...this.#items.filter((c) => c.id !== conversation.id)];
   }
 
+  /**
+   * Reads one conversation's title back (after its first answer the model's title replaces the
+   * first message's). Quiet on failure: the next list load shows it anyway.
+   */
+  async reloadTitle(id: string): Promise<void> {
+    try {
+      const { title } = await this.#api.getConversation(id);
+      this.#items = this.#items.map((c) => (c.id === id ? { ...c, title } : c));
+    } catch {
+      // Not found (deleted meanwhile) or offline: the list keeps what it shows.
+    }
+  }
+
   async rename(id: string, title: string): Promise<void> {
     const before = this.#items;
     this.#items = before.map((c) => (c.id === id ? { ...c, title } : c));

@@ -12,13 +12,18 @@ export function fileUrl(file: FileRef, base = ''): string {
 }
 
 /** Fetches the file with the token and saves it under its original name; throws on a non-2xx answer. */
-export async function downloadFile(file: FileRef, token: string | null, f: typeof fetch = globalThis.fetch.bind(globalThis)): Promise<void> {
-  const res = await f(fileUrl(file), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+export function downloadFile(file: FileRef, token: string | null, f: typeof fetch = globalThis.fetch.bind(globalThis)): Promise<void> {
+  return downloadUrl(fileUrl(file), file.orig_name ?? file.path.split('/').pop() ?? 'file', token, f);
+}
+
+/** Fetches a URL with the bearer token and saves what it answers as `name` (a file, an export). */
+export async function downloadUrl(url: string, name: string, token: string | null, f: typeof fetch = globalThis.fetch.bind(globalThis)): Promise<void> {
+  const res = await f(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   if (!res.ok) throw new Error(`Download failed (${res.status}).`);
-  const url = URL.createObjectURL(await res.blob());
-  const a = Object.assign(document.createElement('a'), { href: url, download: file.orig_name ?? file.path.split('/').pop() ?? 'file' });
+  const href = URL.createObjectURL(await res.blob());
+  const a = Object.assign(document.createElement('a'), { href, download: name });
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  setTimeout(() => URL.revokeObjectURL(href), 10_000);
 }

@@ -1,41 +1,31 @@
 /**
- * The error taxonomy as the UI shows it: every code's human text and whether Retry can help
- * (mirrors `server/errors.ts`, which the browser bundle must not import).
+ * The error taxonomy as the UI shows it: every code's sentence for people and whether Retry can
+ * help, from the one table the server uses too (src/lib/wire/errors.ts).
  * @module
  */
+import { ERROR_CODES, toErrorCode } from '../wire/index.ts';
 
-const TEXT: Record<string, { text: string; retryable: boolean }> = {
-  UNAUTHORIZED: { text: 'Your session has ended. Sign in again to continue.', retryable: false },
-  FORBIDDEN: { text: 'Your role does not allow this action.', retryable: false },
-  LLM_UNAVAILABLE: { text: 'The language model is unavailable right now. Try again in a moment.', retryable: true },
-  GRADIO_UNREACHABLE: { text: 'The assistant cannot be reached. Check your connection and try again.', retryable: true },
-  TOOL_FAILURE: { text: 'A tool failed to run.', retryable: true },
-  CONVERSATION_BUSY: { text: 'This conversation is busy in another tab or window.', retryable: true },
-  APPROVAL_EXPIRED: { text: 'The approval expired before it was answered. Nothing was run.', retryable: false },
-  APPROVAL_NOT_FOUND: { text: 'There is no pending approval to answer any more.', retryable: false },
-  VALIDATION_ERROR: { text: 'The request was not valid.', retryable: false },
-  NOT_FOUND: { text: 'Not found. It may have been deleted.', retryable: false },
-  CONFLICT: { text: 'That conflicts with the current state.', retryable: false },
-  PAYLOAD_TOO_LARGE: { text: 'That file or message is too large.', retryable: false },
-  RATE_LIMITED: { text: 'Too many attempts. Wait a moment and try again.', retryable: true },
-  INTERNAL: { text: 'Something went wrong on our side.', retryable: true },
-  SERVICE_UNAVAILABLE: { text: 'The service is temporarily unavailable. You are still signed in; try again in a moment.', retryable: true },
-  STORAGE_FULL: { text: 'The server has no room for this file right now. Nothing was kept; try again later.', retryable: true },
-};
+export { toErrorCode };
 
 /** The sentence users see for a code; unknown codes read as INTERNAL. */
 export function errorText(code: string): string {
-  return (TEXT[code] ?? TEXT.INTERNAL).text;
+  return ERROR_CODES[toErrorCode(code)].userText;
+}
+
+/** What a refused tool's card says, and what a screen reader hears. */
+export const NOT_ALLOWED = 'Not allowed for your role';
+
+/**
+ * Whether a tool's failure is a refusal of the user's role (the call was never run): its card says
+ * so, once, and the step's error that comes with it adds no card of its own (issue 29 item 7).
+ */
+export function isRefusal(code: unknown): boolean {
+  return code === 'FORBIDDEN' || code === 'UNAUTHORIZED';
 }
 
 /** Whether the taxonomy says retrying can help. */
 export function isRetryable(code: string): boolean {
-  return (TEXT[code] ?? TEXT.INTERNAL).retryable;
-}
-
-/** A code from the taxonomy, or INTERNAL for anything else. */
-export function toErrorCode(value: unknown): string {
-  return typeof value === 'string' && Object.hasOwn(TEXT, value) ? value : 'INTERNAL';
+  return ERROR_CODES[toErrorCode(code)].retryable;
 }
 
 /** A failed REST or transport call, carrying a taxonomy code. */

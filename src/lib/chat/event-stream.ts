@@ -4,6 +4,7 @@
  * exactly like an own one. Pure but `readSse`'s input; tests feed bytes one at a time.
  * @module
  */
+import { ChatProjection, chatMessage, type ProjectedEvent } from '../wire/index.ts';
 import type { WireChatMessage } from './types.ts';
 
 export interface SseFrame {
@@ -36,17 +37,12 @@ export async function* readSse(chunks: AsyncIterable<Uint8Array>): AsyncGenerato
   }
 }
 
-type Payload = Record<string, unknown>;
-const s = (v: unknown) => (typeof v === 'string' ? v : '');
-
 /**
- * Ledger events -> /chat wire messages (the server's chat-projection.ts, for the browser): partial
+ * Ledger events -> /chat wire messages, by the gateway's own projection (src/lib/wire): partial
  * frames stream as tokens, a committed answer adds only what the partials did not show.
  */
 export class EventsToWire {
-  #content = '';
-  #segment = '';
-  #snapshotNext = false;
+  readonly #projection = new ChatProjection();
   readonly #conversationId: string;
 
   constructor(conversationId: string) {
@@ -58,52 +54,18 @@ export class EventsToWire {
    * segment so far, of which this tab already shows a part.
    */
   reconnected(): void {
-    this.#snapshotNext = true;
+    this.#projection.reconnected();
   }
 
   apply(frame: SseFrame): WireChatMessage[] {
-    const p = (frame.data ?? {}) as Payload;
-    const out = (metadata: Payload): WireChatMessage[] => [
-      { role: 'assistant', content: this.#content, metadata: { ...metadata, conversation_id: this.#conversationId } as WireChatMessage['metadata'] },
-    ];
-    if (frame.event !== 'partial') this.#snapshotNext = false;
-    switch (frame.event) {
-      case 'partial': {
-        let token = s(p.token);
-        if (this.#snapshotNext) {
-          this.#snapshotNext = false;
-          token = token.startsWith(this.#segment) ? token.slice(this.#segment.length) : '';
-          if (!token) return [];
-        }
-        this.#content += token;
-        this.#segment += token;
-        return out({ type: 'stream_token', token });
-      }
-      case 'assistant.message': {
-        const text = s(p.text);
-        const rest = text.startsWith(this.#segment) ? text.slice(this.#segment.length) : '';
-        this.#segment = '';
-        if (!rest) return [];
-        this.#content += rest;
-        return out({ type: 'stream_token', token: rest });
-      }
-      case 'tool.call':
-        this.#segment = '';
-        return out({ type: 'tool_start', tool: p.tool, input: p.input, tool_call_id: p.tool_call_id });
-      case 'tool.result':
-        return p.status === 'done'
-          ? out({ type: 'tool_end', tool: p.tool, output: p.output, tool_call_id: p.tool_call_id, duration_ms: p.duration_ms })
-          : out({ type: 'tool_error', tool: p.tool, error: p.error, tool_call_id: p.tool_call_id, code: p.code });
-      case 'approval.requested':
-        this.#segment = '';
-        return out({ type: 'confirm_required', prompt: p.prompt, thread_id: this.#conversationId, approval_id: p.approval_id, tool: p.tool, input: p.input, expires_at: p.expires_at, timeout_s: p.timeout_s });
-      case 'approval.resolved':
-        // `reason` (v1's words) once the gateway records it: "Denied (new message)" on the card.
-        return out({ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(typeof p.reason === 'string' ? { reason: p.reason } : {}) });
-      case 'run.finished':
-        return p.status === 'failed' ? out({ type: 'error', code: p.error_code ?? 'INTERNAL', detail: s(p.error_detail), retryable: true }) : [];
-      default:
-        return [];
-    }
+    const event = { kind: frame.event, payload: frame.data ?? {} } as ProjectedEvent;
+    return (
+      this.#projection
+        .apply(event, this.#conversationId)
+        // A followed run's user message is not shown here (history shows it when the run ends),
+        // so neither is the report on its files.
+        .filter((metadata) => metadata.type !== 'attachments')
+        .map((metadata) => chatMessage(this.#conversationId, this.#projection.content, metadata))
+    );
   }
 }

@@ -3,8 +3,9 @@
  * reloaded conversation, including a still-pending approval, renders like a live one.
  * @module
  */
-import { isRetryable, toErrorCode } from './errors.ts';
-import type { ApprovalStatus, ChatItem, FileRef, StoredMessage, ToolStatus } from './types.ts';
+import { cardExtrasOf, grantUseOf } from './approval-view.ts';
+import { isRefusal, isRetryable, toErrorCode } from './errors.ts';
+import type { ApprovalStatus, ChatItem, StoredMessage, ToolStatus } from './types.ts';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const TOOL: readonly string[] = ['running', 'done', 'error'];
@@ -16,18 +17,20 @@ export function itemsFromHistory(messages: readonly StoredMessage[]): ChatItem[]
 }
 
 function itemsFromMessage(message: StoredMessage): ChatItem[] {
-  const m = message.metadata ?? {};
   if (message.role === 'user') {
-    const files = Array.isArray(m.files) ? (m.files as FileRef[]) : [];
-    return [{ kind: 'user', id: message.id, text: message.content, files }];
+    const files = message.metadata?.files;
+    return [{ kind: 'user', id: message.id, text: message.content, files: Array.isArray(files) ? files : [] }];
   }
-  switch (m.type) {
+  const m = message.metadata;
+  switch (m?.type) {
     case 'tool':
       return [{
         kind: 'tool', id: message.id, ...(str(m.tool_call_id) ? { callId: str(m.tool_call_id) } : {}), tool: str(m.tool), input: m.input,
         status: (TOOL.includes(str(m.status)) ? m.status : 'done') as ToolStatus,
         output: m.output, error: typeof m.error === 'string' ? m.error : undefined,
+        ...(isRefusal(m.code) ? { refused: true } : {}),
         durationMs: typeof m.duration_ms === 'number' ? m.duration_ms : undefined,
+        ...grantUseOf(m),
       }];
     case 'approval':
       return [{
@@ -36,13 +39,14 @@ function itemsFromMessage(message: StoredMessage): ChatItem[] {
         timeoutS: typeof m.timeout_s === 'number' ? m.timeout_s : null,
         status: (APPROVAL.includes(str(m.status)) ? m.status : 'pending') as ApprovalStatus,
         ...(str(m.reason) ? { reason: str(m.reason) } : {}),
+        ...cardExtrasOf(m),
       }];
     default: {
       const items: ChatItem[] = [];
       if (message.content) {
-        items.push({ kind: 'answer', id: message.id, text: message.content, streaming: false, cancelled: m.cancelled === true || undefined });
+        items.push({ kind: 'answer', id: message.id, text: message.content, streaming: false, cancelled: m?.cancelled === true || undefined });
       }
-      const error = m.error as { code?: unknown; detail?: unknown } | undefined;
+      const error = m?.error as { code?: unknown; detail?: unknown } | undefined;
       if (error && typeof error === 'object') {
         const code = toErrorCode(error.code);
         items.push({ kind: 'error', id: `${message.id}-error`, code, detail: str(error.detail), retryable: isRetryable(code) });

@@ -2,16 +2,35 @@
  * Model output -> safe HTML. Two layers: marked never passes raw HTML through (it is shown as
  * text) and drops links that are not http(s)/mailto/relative; DOMPurify then sanitises the result
  * in the browser, so model output can never inject script. A streaming answer is split into
- * blocks so that only the block still growing is parsed again on each frame.
+ * blocks so that only the block still growing is parsed again on each frame. ISO times render as
+ * a relative `<time>` with the ISO time as its tooltip; a table still streaming renders as a table.
  * @module
  */
 import DOMPurify from 'dompurify';
-import { Marked, type Tokens } from 'marked';
+import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
+import { ISO_TIME, relativeTime } from './relative-time.ts';
+import { completeStreamingTable } from './streaming-table.ts';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const SAFE_URL = /^(https?:|mailto:|\/(?!\/)|#|\.{0,2}\/)/i;
 
+/** `2026-12-05T04:00:00Z` -> `<time datetime title>2 h ago</time>` (relative to when it renders). */
+const isoTime: TokenizerAndRendererExtension = {
+  name: 'isoTime',
+  level: 'inline',
+  start: (src) => src.search(/\d{4}-\d\d-\d\dT/),
+  tokenizer(src) {
+    const raw = ISO_TIME.exec(src)?.[0];
+    return raw ? { type: 'isoTime', raw } : undefined;
+  },
+  renderer: ({ raw }) => {
+    const label = relativeTime(raw, Date.now()) ?? raw;
+    return `<time datetime="${escape(raw)}" title="${escape(raw)}">${escape(label)}</time>`;
+  },
+};
+
 const marked = new Marked({
+  extensions: [isoTime],
   gfm: true,
   breaks: true,
   async: false,
@@ -80,6 +99,11 @@ export function renderBlock(block: string): string {
   if (cache.size > 1_000) cache.delete(cache.keys().next().value!);
   cache.set(block, html);
   return html;
+}
+
+/** The block still growing: rendered fresh, a table's header completed so that it shows as a table. */
+export function renderStreaming(block: string): string {
+  return renderMarkdown(completeStreamingTable(block));
 }
 
 /** Parses a small sample when the browser is idle, so the first streamed token does not pay for

@@ -4,8 +4,9 @@
  * Every step is idempotent where the wire repeats itself (the completion re-sends the last yield).
  * @module
  */
+import { cardExtrasOf, grantUseOf } from './approval-view.ts';
 import { SUPERSEDED } from './approval-words.ts';
-import { errorText, isRetryable, toErrorCode } from './errors.ts';
+import { NOT_ALLOWED, errorText, isRefusal, isRetryable, toErrorCode } from './errors.ts';
 import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, UserItem, WireChatMessage } from './types.ts';
 
 export interface ChatView {
@@ -106,26 +107,26 @@ export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
 }
 
 function applyWire(view: ChatView, message: WireChatMessage): ChatView {
-  const m = message.metadata ?? {};
-  const type = typeof m.type === 'string' ? m.type : undefined;
-  switch (type) {
+  const m = message.metadata as WireChatMessage['metadata'] | undefined;
+  // A message without a type (a plain one, or a stored answer's): its content is the answer so far.
+  if (typeof m?.type !== 'string' || (m.type as string) === 'answer') return writeAnswer(view, message.content, '');
+  switch (m.type) {
     case 'stream_token':
-    case 'answer':
-    case undefined:
-      return writeAnswer(view, message.content, type === 'stream_token' ? str(m.token) : '');
+      return writeAnswer(view, message.content, str(m.token));
     case 'tool_start':
       return upsertTool(closeSegment(view, message.content), str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) =>
-        t ? t : { kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: m.input, status: 'running' },
+        t ? t : { kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: m.input, status: 'running', ...grantUseOf(m) },
       );
     case 'tool_end':
       return upsertTool(view, str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) => ({
-        kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: t?.input ?? m.input,
-        status: 'done', output: m.output, durationMs: typeof m.duration_ms === 'number' ? m.duration_ms : undefined,
+        kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: t?.input,
+        status: 'done', output: m.output, durationMs: typeof m.duration_ms === 'number' ? m.duration_ms : undefined, ...(t?.grant ? { grant: t.grant } : grantUseOf(m)),
       }));
     case 'tool_error':
       return upsertTool(view, str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, (t) => ({
-        kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: t?.input ?? m.input,
+        kind: 'tool', id: str(m.tool_call_id) || `${str(m.tool)}-${view.run}`, tool: str(m.tool), input: t?.input,
         status: 'error', error: str(m.error) || errorText('TOOL_FAILURE'), durationMs: t?.durationMs,
+        ...(isRefusal(m.code) || t?.refused ? { refused: true } : {}),
       }));
     case 'confirm_required': {
       const id = str(m.approval_id) || `approval-${view.run}`;
@@ -133,12 +134,23 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
       const card: ApprovalItem = {
         kind: 'approval', id, tool: str(m.tool), input: m.input, prompt: str(m.prompt),
         expiresAt: typeof m.expires_at === 'string' ? m.expires_at : null,
-        timeoutS: typeof m.timeout_s === 'number' ? m.timeout_s : null, status: 'pending',
+        timeoutS: typeof m.timeout_s === 'number' ? m.timeout_s : null, status: 'pending', ...cardExtrasOf(m),
       };
       // Its `content` is the answer plus a plain-text approval note (for Gradio clients that print
       // only `content`); the tokens before it already carried the answer, so it is not used here.
       const next = closeSegment(view, undefined);
       return { ...next, items: [...next.items, card], phase: 'awaiting_confirmation', announcement: `Approval needed: ${card.prompt || card.tool}` };
+    }
+    case 'confirm_progress': {
+      // One approver of several approved (issue 26): still pending, now with who approved.
+      const id = str(m.approval_id);
+      const by = str(m.by);
+      const items = view.items.map((i) =>
+        i.kind === 'approval' && i.id === id
+          ? { ...i, deciding: undefined, approvalsRequired: typeof m.approvals_required === 'number' ? m.approvals_required : i.approvalsRequired, approvedBy: [...(i.approvedBy ?? []).filter((u) => u !== by), by] }
+          : i,
+      );
+      return { ...view, items, phase: 'awaiting_confirmation', announcement: `Approved by ${by}; more approvals needed.` };
     }
     case 'confirm_resolved': {
       const result = str(m.result) as ApprovalStatus;
@@ -159,6 +171,9 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
       const code = toErrorCode(m.code);
       let next = view;
       if (code === 'APPROVAL_EXPIRED') next = resolvePending(view, 'expired');
+      // A refused step (its tool_call_id) is said on its tool card; the agent goes on and explains.
+      const refused = isRefusal(code) ? refuseTool(next, str(m.tool_call_id)) : null;
+      if (refused) return refused;
       return addError(next, code, str(m.detail));
     }
     default:
@@ -198,6 +213,14 @@ function closeSegment(view: ChatView, content: unknown): ChatView {
   if (!view.answerId) return answerBase === view.answerBase ? view : { ...view, answerBase };
   const items = replaceItem(view.items, view.answerId, (a) => (a.kind === 'answer' ? { ...a, streaming: false } : a));
   return { ...view, items, answerId: null, answerBase };
+}
+
+/** Marks the card of call `id` refused; null when there is no such card (then the error gets its own). */
+function refuseTool(view: ChatView, id: string): ChatView | null {
+  const card = id ? view.items.findLast((i) => i.kind === 'tool' && (i.id === id || i.callId === id)) : undefined;
+  if (!card || card.kind !== 'tool') return null;
+  const items = replaceItem(view.items, card.id, (t) => (t.kind === 'tool' ? { ...t, status: 'error', refused: true } : t));
+  return { ...view, items, announcement: NOT_ALLOWED };
 }
 
 function resolvePending(view: ChatView, status: ApprovalStatus): ChatView {

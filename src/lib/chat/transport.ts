@@ -14,6 +14,10 @@ export interface SubmitInput {
   action: 'confirm' | 'deny' | null;
   /** The approval a confirm or deny decides (each card answers for itself). */
   approvalId?: string;
+  /** A confirm that also makes a standing grant ("Allow for 1 hour", issue 27): the /chat `grant` parameter. */
+  grant?: { ttl_s: number };
+  /** A deny's reason, which the model is told: the /chat `text` parameter with action deny. */
+  reason?: string;
 }
 
 /** What one run yields: the gateway's messages, then at most one failure. */
@@ -98,6 +102,8 @@ export const connectGradio: ConnectTransport = async (token) => {
           conversation_id: input.conversationId ?? 'new',
           action: input.action,
           approval_id: input.approvalId ?? null,
+          ...(input.grant ? { grant: input.grant } : {}),
+          ...(input.reason ? { text: input.reason } : {}),
         });
         let reported = false;
         for await (const event of submission) {

@@ -1,39 +1,16 @@
 /**
- * Shapes the UI reads: the `/chat` stream messages and stored transcript (CONTRACTS §4), the REST
- * bodies (CONTRACTS §2) and the items the chat pane renders.
+ * Shapes the UI reads: the `/chat` stream messages and stored transcript (CONTRACTS §4, from the
+ * wire module), the REST bodies (CONTRACTS §2) and the items the chat pane renders.
  * @module
  */
 
-/** A file the gateway has stored (what the Gradio upload returns, as sent in `message.files`). */
-export interface FileRef {
-  path: string;
-  orig_name?: string;
-  size?: number;
-  mime_type?: string;
-  url?: string;
-  meta?: { _type: 'gradio.FileData' };
-  /** What the assistant got of it (set by the gateway: the `attachments` event and the stored message). */
-  status?: 'read' | 'truncated' | 'not_seen' | 'not_read' | 'failed';
-  /** Why it was cut or not read, for the user. */
-  note?: string;
-}
+import type { FileRef, SnippetPart, StoredMessage, WireMessage } from '../wire/index.ts';
+
+/** A stored file and a history message: the wire module's, shared with the server. */
+export type { FileRef, StoredMessage };
 
 /** One `/chat` yield: `{role, content, metadata: {type, ...}}` (ARCHITECTURE's table). */
-export interface WireChatMessage {
-  role: 'assistant' | 'user';
-  content: unknown;
-  metadata?: Record<string, unknown> & { type?: string };
-}
-
-/** A stored message (`GET /api/assistant/history`). */
-export interface StoredMessage {
-  id: string;
-  conversation_id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  metadata: Record<string, unknown> | null;
-  created_at: string;
-}
+export type WireChatMessage = WireMessage;
 
 export interface Conversation {
   id: string;
@@ -41,6 +18,8 @@ export interface Conversation {
   created_at: string;
   updated_at: string;
   archived: boolean;
+  /** In search results: where the words were found, marked (src/lib/wire/search-snippet.ts). */
+  snippet?: SnippetPart[] | null;
 }
 
 export interface User {
@@ -82,7 +61,11 @@ export interface ToolItem {
   status: ToolStatus;
   output?: unknown;
   error?: string;
+  /** The user's role may not run this tool: the card says "Not allowed for your role". */
+  refused?: boolean;
   durationMs?: number;
+  /** It ran under a standing grant, without a card (issue 27): "allowed by grant G, by X, until T". */
+  grant?: { id: string; by: string; until: string };
 }
 export interface ApprovalItem {
   kind: 'approval';
@@ -103,6 +86,19 @@ export interface ApprovalItem {
    * sent, which the server takes as a denial of every pending approval.
    */
   deciding?: 'confirm' | 'deny' | 'supersede';
+  /** The effect's preview (issue 27); null: the tool has none; absent on older cards. */
+  preview?: { summary: string; details?: Record<string, unknown> } | null;
+  /** Human labels of the arguments. */
+  labels?: Record<string, string>;
+  /** The approval this one replaces: approved, but the state changed before it ran. */
+  replaces?: string;
+  /** Several approvers (issue 26): how many it needs, and who approved so far (usernames). */
+  approvalsRequired?: number;
+  approvedBy?: string[];
+  /** What approving may also grant ("Allow for 1 hour"); null or absent: not grantable. */
+  grantable?: { maxTtlS: number; match: Record<string, unknown> } | null;
+  /** Confirmed with the user's passkey (issue 28 step-up), through the approvals API. */
+  stepUp?: boolean;
 }
 export interface ErrorItem {
   kind: 'error';

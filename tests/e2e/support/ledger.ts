@@ -3,7 +3,7 @@
  * GET /api/agent/conversations/{id}/events reports"), and a recorder of what the tab showed on
  * the way there, so a spec can prove that nothing false was ever on screen, not only at the end.
  */
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { apiCall } from './fixtures.ts';
 
 export interface StoredEvent {
@@ -41,6 +41,18 @@ export function lastStoredAnswer(events: readonly StoredEvent[]): string {
  * Markdown source and its rendering compared as words: table pipes and rules, emphasis and code
  * marks and whitespace differ between the two; the words may not.
  */
+/**
+ * The words an answer shows, as a reader sees them: its rendered text without the controls the UI
+ * adds to it (Copy table, Copy code, issue 29), which are not part of the answer.
+ */
+export function answerText(answer: Locator): Promise<string> {
+  return answer.evaluate((el) => {
+    let text = (el as HTMLElement).innerText;
+    for (const control of el.querySelectorAll<HTMLElement>('button')) text = text.replace(control.innerText, ' ');
+    return text;
+  });
+}
+
 export function plain(text: string): string {
   return text.replace(/[|*_`#>-]/g, ' ').replace(/\s+/g, ' ').trim();
 }
@@ -74,6 +86,8 @@ export async function recordShown(page: Page): Promise<void> {
   await page.addInitScript(`(() => {
     const shown = (window.__shown = []);
     let last = '';
+    // The answer's words without the controls the UI adds to it (answerText's rule).
+    const withoutControls = (el) => [...el.querySelectorAll('button')].reduce((t, b) => t.replace(b.innerText, ' '), el.innerText);
     const snap = () => {
       const stop = [...document.querySelectorAll('form[aria-label="Message composer"] button')].some((b) => b.textContent.trim() === 'Stop');
       const answers = document.querySelectorAll('[data-testid=answer]');
@@ -81,7 +95,7 @@ export async function recordShown(page: Page): Promise<void> {
       const state = {
         t: Math.round(performance.now()),
         stop,
-        text: a ? a.innerText.replace(/\\s*Stopped$/, '') : null,
+        text: a ? withoutControls(a).replace(/\\s*Stopped$/, '') : null,
         streaming: a ? a.dataset.streaming === 'true' : false,
         stopped: a ? !!a.querySelector('.stopped') : false,
         banner: !!document.querySelector('[data-testid=busy-banner]'),

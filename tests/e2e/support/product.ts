@@ -3,7 +3,13 @@
  * loopback port, and stops it by pid. The e2e global setup and the gateway-restart journey use it.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { QueryResultRow } from 'pg';
+import { createPool, type Pool } from '../../../server/db/index.ts';
+import { jobSchemaFor } from '../../../server/v1/job-queue.ts';
+import { startCluster, type Cluster, type ClusterOptions } from '../../helpers/cluster.ts';
+import { withSearchPath } from '../../helpers/database.ts';
 
 export interface NodeProcess {
   pid: number;
@@ -87,4 +93,49 @@ export async function stopProduct(pid: number, signal: NodeJS.Signals = 'SIGTERM
   } catch {
     // gone
   }
+}
+
+/**
+ * A cluster of the real product (tests/helpers/cluster.ts: replicas behind the real nginx) on a
+ * fresh schema of the e2e PostgreSQL server (DATABASE_URL's, or the embedded one), for the specs
+ * that start processes of their own (48-approvals-inbox, 95-replicas). `query` reads that schema;
+ * `stop` stops the processes and drops the schema (and its job queue's).
+ */
+export interface SchemaCluster {
+  cluster: Cluster;
+  databaseUrl: string;
+  query<T extends QueryResultRow = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  stop(): Promise<void>;
+}
+
+export async function startSchemaCluster(name: string, options: Omit<ClusterOptions, 'databaseUrl'>): Promise<SchemaCluster> {
+  const base = readState().databaseUrl;
+  const schema = `e2e_${name}_${randomBytes(4).toString('hex')}`;
+  const once = async <T>(url: string, work: (pool: Pool) => Promise<T>): Promise<T> => {
+    const pool = createPool(url, { max: 1 });
+    try {
+      return await work(pool);
+    } finally {
+      await pool.end();
+    }
+  };
+  await once(base, (pool) => pool.query(`CREATE SCHEMA ${schema}`));
+  const databaseUrl = withSearchPath(base, schema);
+  const drop = () => once(base, (pool) => pool.query(`DROP SCHEMA IF EXISTS ${schema}, ${jobSchemaFor(schema)} CASCADE`));
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster({ ...options, databaseUrl });
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  return {
+    cluster,
+    databaseUrl,
+    query: async <T extends QueryResultRow>(sql: string, params: unknown[] = []) => once(databaseUrl, async (pool) => (await pool.query<T>(sql, params)).rows),
+    async stop() {
+      await cluster.stop();
+      await drop();
+    },
+  };
 }

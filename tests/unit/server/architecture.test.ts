@@ -3,12 +3,18 @@
  * server/ is its own unit), must be an arrow of ARCHITECTURE's dependency table, and every arrow of
  * the table must still be used. The table is acyclic by construction (each unit may import only
  * units listed below it), and the real graph is checked for loops as well.
+ *
+ * Outside server/ the server may import only the wire module, `src/lib/wire` (a unit of the table,
+ * at its floor), which the UI shares: the wire module imports nothing but itself and zod, and the
+ * UI takes its zod schemas as types only, so zod stays out of the browser bundle.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, normalize, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SERVER = 'server';
+/** The wire module: the one folder outside server/ the server may import. */
+const WIRE = join('src', 'lib', 'wire');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -18,8 +24,14 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The unit a path under server/ belongs to: its first folder, or its own name for a top-level file. */
+/**
+ * The unit a path belongs to: under server/, its first folder, or its own name for a top-level
+ * file; the wire module as a whole (`src/lib/wire`); anything else under src/ by its folder, which
+ * no row of the table names (so an import of it fails).
+ */
 export function unitOf(path: string): string {
+  if (path.startsWith(WIRE + sep)) return 'src/lib/wire';
+  if (!path.startsWith(SERVER + sep)) return relative('.', join(path, '..')).split(sep).join('/');
   const [first, ...rest] = relative(SERVER, path).split(sep);
   return rest.length === 0 ? first.replace(/\.ts$/, '') : first;
 }
@@ -33,7 +45,8 @@ function realArrows(): Map<string, string> {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(IMPORT)) {
       const target = normalize(join(file, '..', m[1] ?? m[2] ?? m[3]));
-      if (!target.startsWith(SERVER + sep)) continue;
+      // Code lives under server/ and src/; anything else (the built UI the web role serves) is not an arrow.
+      if (!target.startsWith(SERVER + sep) && !target.startsWith('src' + sep)) continue;
       const [from, to] = [unitOf(file), unitOf(target)];
       if (from !== to && !arrows.has(`${from} -> ${to}`)) arrows.set(`${from} -> ${to}`, file);
     }
@@ -59,8 +72,8 @@ describe('the floor plan (docs/ARCHITECTURE.md, "Dependency table")', () => {
   const real = realArrows();
   const { order, arrows } = tableArrows();
 
-  it('lists every unit under server/, once', () => {
-    const units = new Set(sourceFiles(SERVER).map(unitOf));
+  it('lists every unit under server/ and the wire module, once', () => {
+    const units = new Set([...sourceFiles(SERVER).map(unitOf), 'src/lib/wire']);
     expect(new Set(order).size).toBe(order.length);
     expect([...units].sort()).toEqual([...order].sort());
   });
@@ -80,5 +93,50 @@ describe('the floor plan (docs/ARCHITECTURE.md, "Dependency table")', () => {
 
   it('every arrow of the table is used by the code (the table tells no stale story)', () => {
     expect([...arrows].filter((a) => !real.has(a))).toEqual([]);
+  });
+});
+
+/** Every import of a file: its specifier, and whether it is erased at build (`import type`, `export type`). */
+function importsOf(file: string): Array<{ specifier: string; typeOnly: boolean }> {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(import|export)(\s+type)?\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => ({
+    specifier: m[3] ?? m[4],
+    typeOnly: Boolean(m[2]),
+  }));
+}
+
+/** Where a specifier of `file` points in the project (`$lib` is src/lib); null for a package. */
+function resolved(file: string, specifier: string): string | null {
+  if (specifier.startsWith('.')) return normalize(join(file, '..', specifier));
+  return specifier.startsWith('$lib/') ? normalize(join('src', 'lib', specifier.slice(5))) : null;
+}
+
+function uiFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return uiFiles(path);
+    return /\.(ts|svelte)$/.test(e.name) ? [path] : [];
+  });
+}
+
+describe('the wire module (src/lib/wire), shared by the server and the UI', () => {
+  it('imports nothing but itself and zod: no server code, no Svelte, no $lib', () => {
+    const outside = sourceFiles(WIRE).flatMap((file) =>
+      importsOf(file)
+        .filter(({ specifier }) => specifier !== 'zod' && !resolved(file, specifier)?.startsWith(WIRE + sep))
+        .map(({ specifier }) => `${file}: ${specifier}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('keeps zod out of the UI: outside chat-metadata.ts, the schemas are imported as types only', () => {
+    const schemas = join(WIRE, 'chat-metadata.ts');
+    const runtime = uiFiles('src').flatMap((file) =>
+      importsOf(file)
+        .filter(({ specifier, typeOnly }) => !typeOnly && resolved(file, specifier) === schemas)
+        .map(() => file),
+    );
+    expect(runtime).toEqual([]);
+    expect(uiFiles('src').filter((file) => file !== schemas && importsOf(file).some((i) => i.specifier === 'zod'))).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@ describe('turnsOf', () => {
     expect(requestOf(input)).toEqual({ message: { text: 'new one', clientMessageId: 'u2' }, decisions: [] });
     // The client's id of the message goes with the turn (the ledger's user.message keeps it).
     expect(turnsFor(input)).toEqual([
-      { text: 'new one', clientMessageId: 'u2', files: [], conversationId: THREAD, action: null, approvalId: null, requestId: 'run-1', origin: { method: 'POST', path: '/api/agent/ag-ui' } },
+      { text: 'new one', clientMessageId: 'u2', files: [], conversationId: THREAD, action: null, approvalId: null, requestId: 'run-1', origin: { method: 'POST', path: '/api/agent/ag-ui', channel: 'ag-ui' } },
     ]);
   });
 
@@ -45,7 +45,17 @@ describe('turnsOf', () => {
     expect(new Set(turns.map((t) => t.requestId)).size).toBe(turns.length);
   });
 
+  it('a resume carries a deny reason (told to the model) and an approval grant (issue 27)', () => {
+    const [deny] = turnsFor(parse({ messages: [user('x')], resume: [{ interruptId: A, status: 'resolved', payload: { approved: false, reason: ' not now ' } }] }));
+    expect(deny).toMatchObject({ action: 'deny', approvalId: A, decisionNote: 'not now' });
+    const [grant] = turnsFor(parse({ messages: [user('x')], resume: [{ interruptId: A, status: 'resolved', payload: { approved: true, grant: { ttl_s: 3600, scope: 'user' } } }] }));
+    expect(grant).toMatchObject({ action: 'confirm', approvalId: A, grant: { ttl_s: 3600, scope: 'user' } });
+  });
+
   const invalid: Array<[string, Record<string, unknown>]> = [
+    ['a grant on a deny', { resume: [{ interruptId: A, status: 'resolved', payload: { approved: false, grant: { ttl_s: 60 } } }] }],
+    ['a grant over 8 h', { resume: [{ interruptId: A, status: 'resolved', payload: { approved: true, grant: { ttl_s: 8 * 3600 + 1 } } }] }],
+    ['a grant with an unknown field', { resume: [{ interruptId: A, status: 'resolved', payload: { approved: true, grant: { ttl_s: 60, forever: true } } }] }],
     ['no user message', { messages: [{ id: 'a', role: 'assistant', content: 'hi' }] }],
     ['an empty user message', { messages: [user('  ')] }],
     ['media', { messages: [user([{ type: 'image', source: { type: 'url', value: 'https://x/y.png' } }])] }],

@@ -16,3 +16,10 @@ describe('outcomeFor (audit outcome of a status)', () => {
     expect(outcomeFor(status, replay)).toBe(outcome);
   });
 });
+
+describe('outcomeFor a dry run (issue 27)', () => {
+  it('a dry run that passed is a preview; one refused keeps its refusal', () => {
+    expect(outcomeFor(200, false, true)).toBe('preview');
+    expect(outcomeFor(403, false, true)).toBe('denied');
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../../../server/chat/chat-message.ts';
+import type { ChatMessage } from '../../../../src/lib/wire/index.ts';
 import { forGradioClients, gradioChatMessage, gradioMetadata, pausedContent } from '../../../../server/chat/gradio-view.ts';
 import type { EndpointRequest } from '../../../../server/gradio/index.ts';
 

@@ -24,6 +24,18 @@ describe('normalizeChatInput', () => {
       null,
       { text: 'confirm', files: [], conversationId: ID, action: 'confirm', requestId: 'req-1', approvalId: ID },
     ],
+    [
+      'arguments, grant and message_id slots (JSON text or parsed)',
+      ['confirm', ID, 'confirm', null, null, null, ID, '{"version":"2.4.1"}', { ttl_s: 3600 }, ID],
+      null,
+      { text: 'confirm', files: [], conversationId: ID, action: 'confirm', requestId: null, approvalId: ID, editedArgs: { version: '2.4.1' }, grant: { ttl_s: 3600 }, messageId: ID },
+    ],
+    [
+      'a deny with a reason in the text slot (issue 27 item 4): the decision note',
+      [null, ID, 'deny', ' use the canary first ', null, null, ID],
+      null,
+      { text: 'use the canary first', files: [], conversationId: ID, action: 'deny', requestId: null, approvalId: ID, decisionNote: 'use the canary first' },
+    ],
   ];
   it.each(cases)('%s', (_name, data, eventData, expected) => {
     expect(normalizeChatInput(data, eventData)).toEqual(expected);
@@ -37,6 +49,14 @@ describe('normalizeChatInput', () => {
     ['request id too long', [{ text: 'x' }, null, null, null, null, 'r'.repeat(201)], null, /request_id/],
     ['request_id of a wrong type', [{ text: 'x' }, null, null, null, null, 42], null, /request_id/],
     ['NUL in the request_id', [{ text: 'x' }, null, null, null, null, 'r\u0000id'], null, /request_id: .*NUL/],
+    ['arguments that are not JSON', ['confirm', ID, 'confirm', null, null, null, ID, '{version'], null, /arguments: must be JSON/],
+    ['arguments that are not an object', ['confirm', ID, 'confirm', null, null, null, ID, [1, 2]], null, /arguments/],
+    ['a grant with an unknown field', ['confirm', ID, 'confirm', null, null, null, ID, null, { ttl_s: 60, forever: true }], null, /grant/],
+    ['a grant with a deny', [null, ID, 'deny', null, null, null, ID, null, { ttl_s: 60 }], null, /grant: only with action "confirm"/],
+    ['a grant with a new message', [{ text: 'x' }, ID, null, null, null, null, null, null, { ttl_s: 60 }], null, /grant: only with action "confirm"/],
+    ['a deny reason over 2000 characters', [null, ID, 'deny', 'r'.repeat(2001)], null, /deny reason/],
+    ['a grant longer than 8 h', ['confirm', ID, 'confirm', null, null, null, ID, null, { ttl_s: 8 * 3600 + 1 }], null, /grant.ttl_s/],
+    ['message id not a uuid', [{ text: 'x' }, ID, null, null, null, null, null, null, null, 'm1'], null, /message_id/],
     ['too many files', [{ text: 'x', files: Array.from({ length: 11 }, (_, i) => `/f${i}`) }], null, /files/],
     ['NUL in the text', [{ text: 'a\u0000b' }], null, /NUL/],
     ['NUL in a plain-string message', ['a\u0000b'], null, /NUL/],

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../../../server/engine/index.ts';
-import { awaitsApprovedTool, countTurns } from '../../../../server/engine/recovery.ts';
-import { checkTurnInput, replayDecision, requestHash } from '../../../../server/engine/submit-policy.ts';
+import { awaitsApprovedTool, countTurns, endsInProgress } from '../../../../server/engine/recovery.ts';
+import { checkTurnInput, replayDecision, requestHash } from '../../../../server/engine/submit-acceptance.ts';
 import type { TurnInput } from '../../../../server/engine/types.ts';
 
 const ev = (kind: string, payload: Record<string, unknown> = {}) => ({ kind, payload }) as unknown as LedgerEvent;
 const input = (over: Partial<TurnInput> = {}): TurnInput => ({ text: 'hi', files: [], conversationId: null, action: null, requestId: null, approvalId: null, ...over });
 const storage = { resolve: async (p: string, user: string) => (p.startsWith(`/${user}/`) ? p : null) };
 
-describe('submit policy', () => {
+describe('submit acceptance', () => {
   it("refuses empty messages and files that are not the user's", async () => {
     await expect(checkTurnInput(input({ text: '' }), storage, 'ann')).rejects.toThrow(/empty/);
     await expect(checkTurnInput(input({ files: [{ path: '/etc/passwd' }] }), storage, 'ann')).rejects.toThrow(/not uploaded here/);
@@ -35,6 +35,12 @@ describe('recovery decisions', () => {
   ];
   it.each(cases)('awaitsApprovedTool: %s', (_n, events, expected) => {
     expect(awaitsApprovedTool(events)).toBe(expected);
+  });
+  it('endsInProgress: an approver counted last (M-of-N), nothing decided after it', () => {
+    expect(endsInProgress([ev('approval.requested'), ev('approval.approved')])).toBe(true);
+    expect(endsInProgress([ev('approval.approved'), ev('approval.resolved', { result: 'confirmed' })])).toBe(false);
+    expect(endsInProgress([ev('approval.approved'), ev('tool.call')])).toBe(false);
+    expect(endsInProgress([ev('user.message'), ev('tool.call')])).toBe(false);
   });
   it('countTurns counts tool rounds', () => {
     expect(countTurns([ev('user.message'), ev('tool.call'), ev('tool.call'), ev('tool.result'), ev('tool.result'), ev('tool.call')])).toBe(2);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { EventDraft, LedgerEvent } from '../../../../server/engine/index.ts';
 import { MemoryLedger } from '../../../../server/engine/memory-ledger.ts';
-import { RunHub } from '../../../../server/engine/run-hub.ts';
+import { TurnHub } from '../../../../server/engine/turn-hub.ts';
 import { EventStream } from '../../../../server/events/event-stream.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 10));
@@ -11,8 +11,8 @@ function setup(after = 0) {
   const ledger = new MemoryLedger();
   const conversation = randomUUID();
   const run = randomUUID();
-  const hub = new RunHub(run, conversation);
-  let live: RunHub | undefined = hub;
+  const hub = new TurnHub(run, conversation);
+  let live: TurnHub | undefined = hub;
   const out: string[] = [];
   const gone = new AbortController();
   const stream = new EventStream({ ledger, conversationId: conversation, after, partials: true, liveRun: () => live, heartbeatMs: 60_000, write: (c) => out.push(c), signal: gone.signal });

@@ -3,10 +3,11 @@
  * parsing, the event projection and replay paging.
  */
 import { describe, expect, it } from 'vitest';
-import { policyRefusal, toolAllowed } from '../../../../server/agent/tool-policy.ts';
+import { runAllowsTool, runToolRefusal } from '../../../../server/agent/run-tool-allowlist.ts';
 import { durableEvents, liveNumbering, ledgerBody, liveBody, pageEvents } from '../../../../server/v1/agent-events.ts';
 import { mergeTokens } from '../../../../server/v1/completions.ts';
-import { assertUserKey, canDecide, canSee, userKeyOf, type V1Caller } from '../../../../server/v1/identity.ts';
+import { canDecide } from '../../../../server/approvals/decisions.ts';
+import { assertUserKey, canSee, userKeyOf, type V1Caller } from '../../../../server/v1/identity.ts';
 import { jobSchemaFor } from '../../../../server/v1/job-queue.ts';
 import { RUN_STATUSES, runStatus, statusPairs } from '../../../../server/v1/run-status.ts';
 import { parseRunRequest } from '../../../../server/v1/schemas.ts';
@@ -33,7 +34,7 @@ describe('runStatus', () => {
   }
 });
 
-describe('toolAllowed', () => {
+describe('runAllowsTool', () => {
   const table: Array<[unknown, string, boolean]> = [
     [null, 'deploy_service', true],
     [{ mode: 'none' }, 'check_health', false],
@@ -42,11 +43,11 @@ describe('toolAllowed', () => {
     [{ mode: 'allowlist', allowedTools: [] }, 'check_health', false],
   ];
   for (const [policy, tool, expected] of table) {
-    it(`${JSON.stringify(policy)} ${tool} -> ${expected}`, () => expect(toolAllowed(policy as never, tool)).toBe(expected));
+    it(`${JSON.stringify(policy)} ${tool} -> ${expected}`, () => expect(runAllowsTool(policy as never, tool)).toBe(expected));
   }
   it('says why a call was refused', () => {
-    expect(policyRefusal({ mode: 'none' }, 'x').message).toContain('allows no tools');
-    expect(policyRefusal({ mode: 'allowlist', allowedTools: [] }, 'x').message).toContain('allowed_tools');
+    expect(runToolRefusal({ mode: 'none' }, 'x').message).toContain('allows no tools');
+    expect(runToolRefusal({ mode: 'allowlist', allowedTools: [] }, 'x').message).toContain('allowed_tools');
   });
 });
 

@@ -29,7 +29,7 @@ describe('renderToolResults', () => {
     ['health with metrics', { name: 'check_health', args: { service: 'search-api' }, content: JSON.stringify({ service: 'search-api', status: 'degraded', latency_p95_ms: 870, error_rate_pct: 2.4, uptime_30d_pct: 99.71, in_maintenance: false }) },
       'search-api is degraded (p95 latency 870 ms, error rate 2.4 %, 30-day uptime 99.71 %).'],
     ['health of all, with the summary', { name: 'check_health', args: {}, content: JSON.stringify({ summary: { total: 2, healthy: 1, degraded: 1 }, items: [{ service: 'a-b', status: 'healthy' }, { service: 'c-d', status: 'degraded' }] }) },
-      'Service health:\n\ntotal: 2, healthy: 1, degraded: 1.\n\n| service | status |\n| --- | --- |\n| a-b | healthy |\n| c-d | degraded |'],
+      'Service health:\n\ntotal: 2, healthy: 1, degraded: 1.\n\n| service | status |\n| --- | --- |\n| c-d | degraded |\n| a-b | healthy |'],
     ['one environment', { name: 'get_environment', args: { environment: 'staging' }, content: JSON.stringify({ name: 'staging', description: 'Pre-production', region: 'eu-west-1', cluster: 'stg-1', services: [{ service: 'a-b', version: '1.2.0' }] }) },
       '**staging**: Pre-production (region eu-west-1, cluster stg-1).\n\n| service | version |\n| --- | --- |\n| a-b | 1.2.0 |'],
     ['dashboards table', { name: 'search_dashboards', args: { query: 'latency' }, content: '{"items":[{"id":"d1","title":"API latency"}]}' },
@@ -49,11 +49,20 @@ describe('renderToolResults', () => {
 });
 
 describe('renderData', () => {
-  it('caps a table at 10 rows and says how many more', () => {
-    const rows = Array.from({ length: 12 }, (_, i) => ({ n: i }));
+  it('caps a table at 25 rows and says how many more', () => {
+    const rows = Array.from({ length: 27 }, (_, i) => ({ n: i }));
     const out = renderData({ items: rows });
-    expect(out.split('\n').filter((l) => l.startsWith('| ') && !l.includes('---'))).toHaveLength(11);
+    expect(out.split('\n').filter((l) => l.startsWith('| ') && !l.includes('---'))).toHaveLength(26);
     expect(out).toContain('…and 2 more.');
+  });
+  it('puts down and degraded rows first, in the given order otherwise, even past the cap', () => {
+    const rows = Array.from({ length: 30 }, (_, i) => ({ service: `s${i}`, status: i === 29 ? 'degraded' : i === 28 ? 'down' : 'up' }));
+    const body = renderData(rows).split('\n').slice(2, 6);
+    expect(body).toEqual(['| s28 | down |', '| s29 | degraded |', '| s0 | up |', '| s1 | up |']);
+  });
+  it('shortens UUIDs to their first 8 characters and keeps ISO times', () => {
+    const out = renderData([{ id: '3f2a9c41-5b6d-4e7f-8a9b-0c1d2e3f4a5b', at: '2026-12-05T04:00:00.000Z' }]);
+    expect(out).toContain('| 3f2a9c41 | 2026-12-05T04:00:00.000Z |');
   });
   it('shows an object with many fields as a field table', () => {
     expect(renderData({ a: 1, b: 2, c: 3, d: 'x|y' })).toBe('| field | value |\n| --- | --- |\n| a | 1 |\n| b | 2 |\n| c | 3 |\n| d | x\\|y |');

@@ -7,6 +7,12 @@ import type { ToolContext } from '../../../../../server/agent/tools/context.ts';
 import { checkHealth } from '../../../../../server/agent/tools/check-health.ts';
 import { deployService } from '../../../../../server/agent/tools/deploy-service.ts';
 import { createTask } from '../../../../../server/agent/tools/create-task.ts';
+import type { BackendTool } from '../../../../../server/agent/tools/define.ts';
+import { builtinToolSource } from '../../../../../server/agent/tools/source.ts';
+import { sourceTools } from '../../../../../server/agent/source-tools.ts';
+
+/** The tool as the graph runs it: through the built-in source. */
+const asGraphTool = (t: BackendTool) => sourceTools([builtinToolSource([t])])[0];
 
 describe('codeForStatus', () => {
   it.each([
@@ -32,6 +38,7 @@ function fakeContext(responses: Array<Response | Error>, seen: Seen[] = []): Too
   const ctx = {
     apiUrl: 'http://api.test',
     userToken: 'user-jwt',
+    user: { id: 'u1', username: 'a', tenant: 'demo' },
     conversationId: 'conv-1',
     timeoutMs: 1000,
     invalidations: 0,
@@ -112,14 +119,14 @@ describe('tools', () => {
   it('returns the backend JSON as the tool result', async () => {
     const seen: Seen[] = [];
     const ctx = fakeContext([json(200, { status: 'healthy' })], seen);
-    const out = (await checkHealth.invoke(call('check_health', { service: 'payments-api' }), { configurable: { airlock: ctx } })) as ToolMessage;
+    const out = (await asGraphTool(checkHealth as never).invoke(call('check_health', { service: 'payments-api' }), { configurable: { airlock: ctx } })) as ToolMessage;
     expect(out.content).toBe('{"status":"healthy"}');
     expect(seen[0].url).toBe('http://api.test/api/tools/health?service=payments-api');
   });
 
   it('turns a failure into an error ToolMessage with the code, so the agent carries on', async () => {
     const ctx = fakeContext([json(403, { error: { code: 'FORBIDDEN', message: 'missing tasks:write' } })]);
-    const out = (await createTask.invoke(call('create_task', { title: 't' }), { configurable: { airlock: ctx } })) as ToolMessage;
+    const out = (await asGraphTool(createTask as never).invoke(call('create_task', { title: 't' }), { configurable: { airlock: ctx } })) as ToolMessage;
     expect(out).toMatchObject({ status: 'error', tool_call_id: 'call_7', artifact: { code: 'FORBIDDEN' } });
     expect(JSON.parse(String(out.content))).toEqual({ error: { code: 'FORBIDDEN', message: 'missing tasks:write' } });
   });
@@ -127,13 +134,13 @@ describe('tools', () => {
   it('checks permission before asking for approval: a viewer gets FORBIDDEN and no pause', async () => {
     const seen: Seen[] = [];
     const ctx = fakeContext([json(200, { tools: [{ name: 'deploy_service', allowed: false }] })], seen);
-    const out = (await deployService.invoke(call('deploy_service', { service: 's', version: '1', environment: 'staging' }), { configurable: { airlock: ctx } })) as ToolMessage;
+    const out = (await asGraphTool(deployService as never).invoke(call('deploy_service', { service: 's', version: '1', environment: 'staging' }), { configurable: { airlock: ctx } })) as ToolMessage;
     expect(out).toMatchObject({ status: 'error', artifact: { code: 'FORBIDDEN' } });
     expect(seen.map((s) => s.url)).toEqual(['http://api.test/api/tools/capabilities']);
   });
 
   it('reports a missing run context as INTERNAL', async () => {
-    const out = (await checkHealth.invoke(call('check_health', {}), {})) as ToolMessage;
+    const out = (await asGraphTool(checkHealth as never).invoke(call('check_health', {}), {})) as ToolMessage;
     expect(out).toMatchObject({ status: 'error', artifact: { code: 'INTERNAL' } });
   });
 });

@@ -19,6 +19,7 @@ describe('approval words', () => {
 
   it('labels a decided card, with the new message as the reason when the server or this tab knows it', () => {
     expect(outcomeLabel({ status: 'denied', reason: SUPERSEDED })).toBe('Denied (new message)');
+    expect(outcomeLabel({ status: 'denied', reason: 'state_changed' })).toBe('Not run: the state changed (asked again below)');
     expect(outcomeLabel({ status: 'denied', reason: 'user_denied' })).toBe('Denied');
     expect(outcomeLabel({ status: 'denied' })).toBe('Denied');
     expect(outcomeLabel({ status: 'confirmed' })).toBe('Confirmed');

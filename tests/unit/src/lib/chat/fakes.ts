@@ -71,18 +71,21 @@ export class FakeTransport implements ChatTransport {
   }
 }
 
-/** The wire message helpers: `{role, content, metadata: {type, ...}}`. */
+/**
+ * The wire message helpers: `{role, content, metadata: {type, ...}}`, without the
+ * `conversation_id` the UI does not read, and loose so that a test can send what the gateway
+ * would not (an unknown code).
+ */
+const yielded = (content: string, metadata: object): WireChatMessage => ({ role: 'assistant', content, metadata }) as WireChatMessage;
 export const wire = {
-  token: (content: string, token: string): WireChatMessage => ({ role: 'assistant', content, metadata: { type: 'stream_token', token } }),
-  toolStart: (id: string, tool: string, input: unknown): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'tool_start', tool, input, tool_call_id: id } }),
-  toolEnd: (id: string, tool: string, output: unknown, ms = 12): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'tool_end', tool, output, tool_call_id: id, duration_ms: ms } }),
-  toolError: (id: string, tool: string, error: string): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'tool_error', tool, error, tool_call_id: id } }),
-  confirm: (approvalId: string, tool: string, input: unknown, expiresAt: string): WireChatMessage => ({
-    role: 'assistant', content: '',
-    metadata: { type: 'confirm_required', prompt: `Run ${tool}?`, thread_id: 't', approval_id: approvalId, tool, input, expires_at: expiresAt, timeout_s: 300 },
-  }),
-  resolved: (approvalId: string, result: string): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'confirm_resolved', result, approval_id: approvalId } }),
-  error: (code: string, detail = '', retryable = false): WireChatMessage => ({ role: 'assistant', content: '', metadata: { type: 'error', code, detail, retryable } }),
+  token: (content: string, token: string) => yielded(content, { type: 'stream_token', token }),
+  toolStart: (id: string, tool: string, input: unknown) => yielded('', { type: 'tool_start', tool, input, tool_call_id: id }),
+  toolEnd: (id: string, tool: string, output: unknown, ms = 12) => yielded('', { type: 'tool_end', tool, output, tool_call_id: id, duration_ms: ms }),
+  toolError: (id: string, tool: string, error: string) => yielded('', { type: 'tool_error', tool, error, tool_call_id: id }),
+  confirm: (approvalId: string, tool: string, input: unknown, expiresAt: string) =>
+    yielded('', { type: 'confirm_required', prompt: `Run ${tool}?`, thread_id: 't', approval_id: approvalId, tool, input, expires_at: expiresAt, timeout_s: 300 }),
+  resolved: (approvalId: string, result: string) => yielded('', { type: 'confirm_resolved', result, approval_id: approvalId }),
+  error: (code: string, detail = '', retryable = false) => yielded('', { type: 'error', code, detail, retryable }),
 };
 
 /** An api whose conversations and history live in memory; calls are recorded. */
@@ -100,7 +103,8 @@ export function fakeApi(
   let n = 0;
   const api = {
     calls,
-    async createConversation(title?: string) {
+    async createConversation(body: { title?: string; text?: string } = {}) {
+      const title = body.title ?? body.text?.slice(0, 80);
       calls.push(`create:${title}`);
       const now = new Date().toISOString();
       return { id: `c${++n}`, title: title ?? null, created_at: now, updated_at: now, archived: false };

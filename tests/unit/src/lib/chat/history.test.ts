@@ -1,10 +1,10 @@
+import { progressText } from '../../../../../src/lib/approvals/words.ts';
 import { describe, expect, it } from 'vitest';
 import { itemsFromHistory } from '../../../../../src/lib/chat/history.ts';
 import type { StoredMessage } from '../../../../../src/lib/chat/types.ts';
 
-const m = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> | null): StoredMessage => ({
-  id, conversation_id: 'c', role, content, metadata, created_at: '2026-01-01T00:00:00Z',
-});
+const m = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> | null): StoredMessage =>
+  ({ id, conversation_id: 'c', role, content, metadata, created_at: '2026-01-01T00:00:00Z' }) as StoredMessage;
 
 describe('itemsFromHistory (CONTRACTS §4 stored shapes)', () => {
   it('maps user, tool, approval and answer messages to the live item shapes', () => {
@@ -34,10 +34,23 @@ describe('itemsFromHistory (CONTRACTS §4 stored shapes)', () => {
     ]);
   });
 
+  it('a stored refused tool card is marked refused (issue 29 item 7), a failed one is not', () => {
+    expect(itemsFromHistory([
+      m('r', 'assistant', '', { type: 'tool', tool: 'deploy_service', input: {}, tool_call_id: 't', status: 'error', error: 'deployments:write', code: 'FORBIDDEN' }),
+      m('f', 'assistant', '', { type: 'tool', tool: 'check_health', input: {}, tool_call_id: 'u', status: 'error', error: 'down', code: 'TOOL_FAILURE' }),
+    ]).map((i) => (i.kind === 'tool' ? i.refused : null))).toEqual([true, undefined]);
+  });
+
   it('tolerates null metadata and unknown statuses', () => {
     expect(itemsFromHistory([m('x', 'assistant', 'Hi', null), m('y', 'assistant', '', { type: 'approval', status: 'weird' })])).toMatchObject([
       { kind: 'answer', text: 'Hi' },
       { kind: 'approval', id: 'y', status: 'pending' },
     ]);
+  });
+
+  it('a partly approved M-of-N card reloads as the live one shows it: 1 of 2, by whom (issue 26)', () => {
+    const [card] = itemsFromHistory([m('z', 'assistant', '', { type: 'approval', approval_id: 'ap2', tool: 'deploy_service', status: 'pending', approvals_required: 2, approved_by: ['admin2'] })]);
+    expect(card).toMatchObject({ kind: 'approval', approvalsRequired: 2, approvedBy: ['admin2'] });
+    expect(progressText({ approvals_required: 2, approved_by: (card as { approvedBy: string[] }).approvedBy })).toBe('1 of 2 approved (by admin2)');
   });
 });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { applyChatEvent, initialView, type ChatEvent, type ChatView } from '../../../../../src/lib/chat/reducer.ts';
+import type { WireChatMessage } from '../../../../../src/lib/chat/types.ts';
 import { wire } from './fakes.ts';
 
 const run = (...events: ChatEvent[]): ChatView => events.reduce(applyChatEvent, initialView());
-const msg = (message: ReturnType<typeof wire.token>): ChatEvent => ({ type: 'message', message });
+/** A /chat message, loose: some tests send what the gateway would not (no metadata, null content). */
+const msg = (message: object): ChatEvent => ({ type: 'message', message: message as WireChatMessage });
 const submitted: ChatEvent = { type: 'submitted', text: 'hello' };
 const future = new Date(Date.now() + 60_000).toISOString();
 const pendingCard = { kind: 'approval' as const, id: 'a', tool: 'deploy_service', input: {}, prompt: '', expiresAt: future, timeoutS: 300, status: 'pending' as const };
@@ -156,6 +158,25 @@ describe('applyChatEvent', () => {
         expect(v.items[1]).toMatchObject({ code: 'FORBIDDEN', retryable: false });
         expect(v.items[2]).toMatchObject({ code: 'INTERNAL', retryable: true });
       },
+    },
+    {
+      name: 'a refused tool shows once: its card says not allowed, the step error adds no card, the sentence follows',
+      events: [
+        submitted, msg(wire.toolStart('c', 'deploy_service', {})),
+        msg({ ...wire.toolError('c', 'deploy_service', 'deployments:write'), metadata: { type: 'tool_error', tool: 'deploy_service', error: 'deployments:write', tool_call_id: 'c', code: 'FORBIDDEN' } }),
+        msg({ ...wire.error('FORBIDDEN', 'deployments:write'), metadata: { type: 'error', code: 'FORBIDDEN', detail: 'deployments:write', retryable: false, tool_call_id: 'c' } }),
+        msg(wire.token('Your role cannot deploy.', 'Your role cannot deploy.')), { type: 'ended', reason: 'complete' },
+      ],
+      expect: (v) => {
+        expect(v.items.map((i) => i.kind)).toEqual(['user', 'tool', 'answer']);
+        expect(v.items[1]).toMatchObject({ kind: 'tool', status: 'error', refused: true });
+        expect(v.announcement).toBe('Answer complete.');
+      },
+    },
+    {
+      name: 'a step error whose tool card is not on the page still gets its own card',
+      events: [submitted, msg({ ...wire.error('FORBIDDEN', 'x'), metadata: { type: 'error', code: 'FORBIDDEN', detail: 'x', retryable: false, tool_call_id: 'gone' } })],
+      expect: (v) => expect(v.items[1]).toMatchObject({ kind: 'error', code: 'FORBIDDEN' }),
     },
     {
       name: 'a repeated error frame is shown once',

@@ -1,0 +1,90 @@
+/**
+ * Approve with a grant (issue 27 item 2): "Allow for 1 hour" confirms this call and makes a
+ * standing grant. The rule that paused the call fixed what may be granted when the approval
+ * opened (its `grant_offer`: the longest grant, at most 8 h, and the default match), so a grant is
+ * checked against the policy as the approver saw it. One pure check (`grantRefusal`) serves v1's
+ * early answer and the decision step; the grant itself is made in the decision's transaction
+ * (steps.ts writeTerminalDecision), so it exists exactly when the approval is approved.
+ * @module
+ */
+import type { GrantRequest } from '../../src/lib/wire/index.ts';
+import { roleAllows } from '../auth/index.ts';
+import { findToolSpec } from '../operations/index.ts';
+import { grantOffer, type PolicyRule } from '../policy/index.ts';
+import { decisionRefusal, DEFAULT_TERMS, type Person } from './approvers.ts';
+import { createGrant, grantMatches } from '../db/grants.ts';
+import type { Queryable } from '../db/index.ts';
+import type { ErrorCode } from '../errors.ts';
+
+/** What an approval offers besides Confirm: the approvals row's `grant_offer`. */
+export interface GrantOfferRow {
+  max_ttl_s: number;
+  match: Record<string, unknown>;
+}
+
+export interface GrantRefusal {
+  code: Extract<ErrorCode, 'FORBIDDEN' | 'VALIDATION_ERROR'>;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Pure: why this approver may not make this grant on this approval, or null. Never when the rule
+ * offers none (several approvers, a step-up, `grantable: false`); never longer than the rule's
+ * `max_grant_s`; a tenant grant needs an admin; the match must cover the call being approved (a
+ * grant is an approval: it starts from the action the approver saw).
+ */
+export function grantRefusal(
+  offer: GrantOfferRow | null,
+  request: GrantRequest,
+  decider: { role: string },
+  args: Readonly<Record<string, unknown>>,
+): GrantRefusal | null {
+  if (!offer) return { code: 'FORBIDDEN', message: 'The policy does not allow a standing grant for this action: confirm it once instead.' };
+  if (request.ttl_s > offer.max_ttl_s) {
+    return { code: 'VALIDATION_ERROR', message: `grant.ttl_s: this action's rule allows grants of at most ${offer.max_ttl_s} seconds.`, details: { max_ttl_s: offer.max_ttl_s } };
+  }
+  if (request.scope === 'tenant' && decider.role !== 'admin') return { code: 'FORBIDDEN', message: 'Only an admin may grant for the whole tenant.' };
+  if (request.match && !grantMatches(request.match, args)) {
+    return { code: 'VALIDATION_ERROR', message: 'grant.match must cover the call being approved (each named argument equal to its value).' };
+  }
+  return null;
+}
+
+/**
+ * Pure: why this caller may not make this grant directly (v1 `POST /grants`), with no approval
+ * before it, or null. It needs the right to decide that tool: the tool's permission (RBAC, for the
+ * built-in tools), an approver of the rule that decides a call with the match's values, and that
+ * rule's grant terms, as an approval would offer them.
+ */
+export function directGrantRefusal(tool: string, rule: PolicyRule, request: GrantRequest & { match: Record<string, unknown> }, caller: Person): GrantRefusal | null {
+  const permission = findToolSpec(tool)?.permission;
+  if (permission && !roleAllows({ role: caller.role, permission })) return { code: 'FORBIDDEN', message: `You are not allowed to run ${tool}, so you may not grant it.` };
+  if (rule.action === 'require_approval') {
+    const a = rule.approvals;
+    const terms = a ? { required: a.count, roles: a.roles, users: a.users, distinctFromRequester: a.distinct_from_requester } : DEFAULT_TERMS;
+    const refusal = decisionRefusal(terms, caller, { id: caller.id, tenant: caller.tenant }, 'approve');
+    if (refusal) return { code: 'FORBIDDEN', message: `You may not decide ${tool}, so you may not grant it.` };
+  }
+  return grantRefusal(grantOffer(rule, request.match), request, caller, request.match);
+}
+
+/**
+ * The grant an approval makes, in the decision's transaction: for the requester (or, scope tenant,
+ * the requester's tenant), of the approval's tool, the request's match or else the offer's default.
+ */
+export async function makeGrant(
+  db: Queryable,
+  approval: { tool: string; requestedBy: string; offer: GrantOfferRow },
+  request: GrantRequest,
+  who: { deciderId: string; requesterTenant: string },
+  now: Date,
+): Promise<string> {
+  const tenant = request.scope === 'tenant';
+  const grant = await createGrant(db, {
+    tool: approval.tool, match: request.match ?? approval.offer.match, createdBy: who.deciderId,
+    scopeUser: tenant ? null : approval.requestedBy, scopeTenant: tenant ? who.requesterTenant : null,
+    expiresAt: new Date(now.getTime() + request.ttl_s * 1000),
+  });
+  return grant.id;
+}

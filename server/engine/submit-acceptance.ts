@@ -1,0 +1,31 @@
+/**
+ * Whether a submit is accepted, before anything runs: is the input acceptable, and does an
+ * earlier run with the same request_id make it a replay or a conflict.
+ * @module
+ */
+import { hashJson } from '../canonical-json.ts';
+import { AirlockError } from '../errors.ts';
+import type { FileStorage, TurnInput } from './types.ts';
+
+/** Throws VALIDATION_ERROR for an input no run should start from; returns where each file is stored. */
+export async function checkTurnInput(input: TurnInput, files: FileStorage, userId: string): Promise<string[]> {
+  // Only the caller's own uploads resolve: another user's path is as unknown as a made-up one.
+  const found = await Promise.all(input.files.map((f) => files.resolve(f.path, userId)));
+  const foreign = input.files.find((_, i) => !found[i]);
+  if (foreign) throw new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`);
+  if (!input.action && !input.text && input.files.length === 0) throw new AirlockError('VALIDATION_ERROR', 'The message is empty.');
+  return found as string[];
+}
+
+/** What makes two submits "the same request": key order and the request id itself do not matter. */
+export function requestHash(input: TurnInput): string {
+  return hashJson({ text: input.text, files: input.files.map((f) => f.path), conversation_id: input.conversationId, action: input.action, approval_id: input.approvalId });
+}
+
+/** Same request_id: the same payload replays that run; another payload is a CONFLICT. */
+export function replayDecision({ storedHash, hash }: { storedHash: string; hash: string }): 'replay' | 'conflict' {
+  return storedHash === hash ? 'replay' : 'conflict';
+}
+
+export const requestConflict = () =>
+  new AirlockError('CONFLICT', 'This request_id was already used for a different message; use a new request_id for a new message.');

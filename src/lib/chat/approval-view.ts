@@ -1,0 +1,64 @@
+/**
+ * What an approval card says besides its question (issue 27 item 4), pure: the preview of the
+ * effect, the arguments under human labels, and the risk, so a production target stands out.
+ * The server sends `preview` (null: the tool has none) and `labels` on `confirm_required` and the
+ * stored card; cards from before that carry neither.
+ * @module
+ */
+import type { ApprovalItem } from './types.ts';
+
+export interface CardPreview {
+  summary: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * `preview`/`labels`/`replaces`/`grantable`/`step_up`, and an M-of-N approval's `approvals_required`/`approved_by`
+ * (issue 26), of a `confirm_required` or stored card, read defensively.
+ */
+export function cardExtrasOf(card: object): Pick<ApprovalItem, 'preview' | 'labels' | 'replaces' | 'grantable' | 'approvalsRequired' | 'approvedBy' | 'stepUp'> {
+  const m = card as Record<string, unknown>;
+  const p = m.preview as { summary?: unknown; details?: unknown } | null | undefined;
+  const preview = p === null ? null : p && typeof p.summary === 'string' ? { summary: p.summary, ...(p.details && typeof p.details === 'object' ? { details: p.details as Record<string, unknown> } : {}) } : undefined;
+  const labels = m.labels && typeof m.labels === 'object' ? Object.fromEntries(Object.entries(m.labels as Record<string, unknown>).filter(([, v]) => typeof v === 'string')) as Record<string, string> : undefined;
+  const replaced = (m.replaces as { approval_id?: unknown } | undefined)?.approval_id;
+  const g = m.grantable as { max_ttl_s?: unknown; match?: unknown } | null | undefined;
+  const grantable = g && typeof g.max_ttl_s === 'number' && g.match && typeof g.match === 'object' ? { maxTtlS: g.max_ttl_s, match: g.match as Record<string, unknown> } : null;
+  const approvedBy = Array.isArray(m.approved_by) ? m.approved_by.filter((u): u is string => typeof u === 'string') : [];
+  return {
+    ...(preview !== undefined ? { preview } : {}), ...(labels ? { labels } : {}), ...(typeof replaced === 'string' ? { replaces: replaced } : {}), ...(grantable ? { grantable } : {}), ...(m.step_up === 'passkey' ? { stepUp: true } : {}),
+    ...(typeof m.approvals_required === 'number' ? { approvalsRequired: m.approvals_required, approvedBy } : {}),
+  };
+}
+
+/** The grant of a tool_start/tool_end or stored tool card, when the call ran under one. */
+export function grantUseOf(card: object): { grant: { id: string; by: string; until: string } } | Record<string, never> {
+  const m = card as Record<string, unknown>;
+  return typeof m.grant_id === 'string' ? { grant: { id: m.grant_id, by: typeof m.grant_by === 'string' ? m.grant_by : '', until: typeof m.grant_until === 'string' ? m.grant_until : '' } } : {};
+}
+
+/** The grant lengths the card offers, within the rule's limit. */
+export const GRANT_CHOICES = [
+  { ttlS: 3600, label: 'Allow for 1 hour' },
+  { ttlS: 8 * 3600, label: 'Allow for 8 hours' },
+] as const;
+
+/** What a grant covers, for people: "environment = staging", or "every call" for an empty match. */
+export function matchText(match: Record<string, unknown>): string {
+  const parts = Object.entries(match).map(([k, v]) => `${k} = ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return parts.length ? parts.join(', ') : 'every call of this tool';
+}
+
+/** The arguments as (label, value) rows, in the order the model gave them. */
+export function labeledArgs(input: unknown, labels: Record<string, string> = {}): Array<{ key: string; label: string; value: unknown }> {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return [];
+  return Object.entries(input as Record<string, unknown>).map(([key, value]) => ({ key, label: labels[key] ?? key, value }));
+}
+
+const PRODUCTION = /^(prod|production|live)$/i;
+
+/** `high` when the call targets production (any argument naming it), else `normal`. */
+export function riskOf(input: unknown): 'high' | 'normal' {
+  if (!input || typeof input !== 'object') return 'normal';
+  return Object.values(input as Record<string, unknown>).some((v) => typeof v === 'string' && PRODUCTION.test(v.trim())) ? 'high' : 'normal';
+}
