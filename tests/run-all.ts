@@ -9,6 +9,8 @@ import { ensureSystemPackages } from './helpers/system-packages.ts';
 const bin = (name: string) => `node_modules/.bin/${name}`;
 let passed = 0;
 let failed = 0;
+/** Names of what failed, repeated after the totals: CI keeps only the end of the output. */
+const failures: string[] = [];
 
 const MINUTE = 60_000;
 
@@ -38,9 +40,10 @@ const playwrightJson = 'test-results/playwright.json';
 for (const report of [vitestJson, playwrightJson]) rmSync(report, { force: true });
 const vitestOk = step('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {}, 30 * MINUTE);
 if (existsSync(vitestJson)) {
-  const report = JSON.parse(readFileSync(vitestJson, 'utf8')) as { numPassedTests: number; numFailedTests: number };
+  const report = JSON.parse(readFileSync(vitestJson, 'utf8')) as VitestReport;
   passed += report.numPassedTests;
   failed += report.numFailedTests;
+  failures.push(...vitestFailures(report));
   if (!vitestOk && report.numFailedTests === 0) failed++; // a suite that failed to load
 } else failed++;
 
@@ -58,5 +61,23 @@ else if (existsSync('playwright.config.ts')) {
   } else failed++;
 }
 
+if (failures.length) process.stdout.write(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exit(failed === 0 ? 0 : 1);
+
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  testResults: { name: string; status: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages?: string[] }[] }[];
+}
+
+/** One line per failed test (file, name, the first line of its message), or per file that failed to load. */
+function vitestFailures(report: VitestReport): string[] {
+  const firstLine = (text = '') => text.split('\n', 1)[0].slice(0, 300);
+  return report.testResults.flatMap((file) => {
+    const where = file.name.replace(`${process.cwd()}/`, '');
+    const tests = file.assertionResults.filter((t) => t.status === 'failed');
+    if (tests.length === 0 && file.status === 'failed') return [`${where}: ${firstLine(file.message)}`];
+    return tests.map((t) => `${where} › ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+  });
+}
