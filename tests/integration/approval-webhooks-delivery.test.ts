@@ -77,6 +77,9 @@ beforeAll(async () => {
     APPROVAL_WEBHOOKS: JSON.stringify([{ url: `http://127.0.0.1:${receiver.port}/hook`, secret: HOOK_SECRET }]),
     // The real schedule (doubling, capped at 300 times the first delay), started at 100 ms instead of 1 s.
     APPROVAL_WEBHOOK_RETRY_MS: '100',
+    // Two gateways on one database on purpose: without it the second refuses to start, or both start
+    // when their checks race (it failed CI once under load).
+    REPLICAS: 'true',
   };
   // Links need PUBLIC_URL; each gateway's is its own address (the ready line names it).
   const gateway = async () => {
