@@ -22,6 +22,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionHash } from '../../server/approvals/rules.ts';
+import { mintLinksForApproval } from '../../server/db/approval-links.ts';
 import { hashPassword } from '../../server/auth/index.ts';
 import { collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -207,6 +208,39 @@ describe('v1 approve {arguments}', () => {
     await waitForRun(server.url, tokens.admin, runId, (r) => r.status === 'completed', 30_000);
     expect(await deployments('payments-api', '7.4.1', 'production')).toBe(1);
     expect(await deployments('payments-api', '7.4.0')).toBe(0);
+  }, 60_000);
+});
+
+describe('edit attacks and edges', () => {
+  it('an edit revokes the links sent for the action as it was', async () => {
+    const { approvalId } = await pausedRun('admin', 'deploy payments-api 7.6.0 to production');
+    const links = await mintLinksForApproval(db.pool, approvalId);
+    expect(links.length).toBeGreaterThan(0);
+    const open = async () => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM approval_links WHERE approval_id = $1 AND used_at IS NULL AND expires_at > now()', [approvalId])).rows[0].n;
+    expect(await open()).toBe(links.length);
+    const edited = { service: 'payments-api', version: '7.6.1', environment: 'production' };
+    expect((await approve('admin2', approvalId, { arguments: edited })).body).toMatchObject({ status: 'pending', edited_args: edited });
+    expect(await open()).toBe(0);
+  }, 60_000);
+
+  it('a resume whose final arguments no longer hash to final_action_hash runs nothing', async () => {
+    const { runId, approvalId } = await pausedRun('admin', 'deploy payments-api 7.7.0 to production');
+    const edited = { service: 'payments-api', version: '7.7.1', environment: 'production' };
+    expect((await approve('admin2', approvalId, { arguments: edited })).body).toMatchObject({ status: 'pending' });
+    // The attack: the row's final arguments changed behind the approvers' backs (the hash stays the approved one).
+    await db.pool.query(`UPDATE approvals SET final_args = jsonb_set(final_args, '{version}', '"6.6.6"') WHERE id = $1`, [approvalId]);
+    expect((await approve('admin3', approvalId)).body).toMatchObject({ status: 'approved' });
+    await waitForRun(server.url, tokens.admin, runId, (r) => r.status === 'completed' || r.status === 'failed', 30_000);
+    for (const v of ['7.7.0', '7.7.1', '6.6.6']) expect(await deployments('payments-api', v)).toBe(0);
+  }, 60_000);
+
+  it('a grant with an edit is refused, and nothing is recorded', async () => {
+    const { approvalId } = await pausedRun('admin', 'deploy checkout-api 7.8.0 to staging');
+    const refused = await approve('admin', approvalId, { arguments: { service: 'checkout-api', version: '7.8.1', environment: 'staging' }, grant: { ttl_s: 3600 } });
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
+    expect(refused.body.error.message).toMatch(/grant cannot be made with edited arguments/);
+    expect(await approvalRow(approvalId)).toMatchObject({ status: 'pending', final_args: null });
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM approval_grants')).rows[0].n).toBe(0);
   }, 60_000);
 });
 
