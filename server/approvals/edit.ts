@@ -13,7 +13,7 @@
  * edit changed is an RFC 6902 JSON Patch (`argumentsPatch`), on the audit rows and the ledger.
  * @module
  */
-import { compare } from 'fast-json-patch';
+import jsonPatch from 'fast-json-patch';
 import type { ArgumentsEdit } from '../../src/lib/wire/index.ts';
 import type { EditReview } from '../agent/index.ts';
 import { clearApprovalDecisions } from '../db/approval-decisions.ts';
@@ -36,7 +36,7 @@ export type JsonPatch = ArgumentsEdit['patch'];
 
 /** Pure: the RFC 6902 JSON Patch from the proposed arguments to the edited ones (plain JSON operations). */
 export function argumentsPatch(original: Record<string, unknown>, edited: Record<string, unknown>): JsonPatch {
-  return JSON.parse(JSON.stringify(compare(original, edited))) as JsonPatch;
+  return JSON.parse(JSON.stringify(jsonPatch.compare(original, edited))) as JsonPatch;
 }
 
 /** A rule's approvers as the approval row keeps them; null: the defaults. */
