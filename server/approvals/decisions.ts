@@ -20,7 +20,7 @@ import { attemptRefusal, DEFAULT_TERMS, mayView, termsAt, type ApproverTerms, ty
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { retryWhileBusy, type SubmitDecisionTurn } from './decision-turn.ts';
 import { verifyStepUp, type RelyingParty, type StepUpAssertion } from './passkeys.ts';
-import { checkEdit, type ApprovalEdit } from './edit.ts';
+import { checkEdit, unseenEditRefusal, type ApprovalEdit } from './edit.ts';
 import type { AgentRuntime } from '../agent/index.ts';
 import type { DecisionOrigin } from './types.ts';
 import { grantRefusal } from './grants.ts';
@@ -149,6 +149,9 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     // A grant that cannot be made is refused before anything is submitted (the decision step checks again).
     const grantRefused = grant && record.status === 'pending' ? grantRefusal(record.grantOffer, grant, caller, record.args) : null;
     if (grantRefused) throw new AirlockError(grantRefused.code, grantRefused.message, grantRefused.details ? { details: grantRefused.details } : undefined);
+    // A link's page shows the call as proposed: an approval edited since is not approved from it.
+    const unseen = record.status === 'pending' ? unseenEditRefusal(record, channel, { decision, edited: !!editedArgs }) : null;
+    if (unseen) throw new AirlockError(unseen.code, unseen.message);
     // An edit is checked before anything is submitted (400 field errors, 403 policy or approvers),
     // so a refused edit leaves no failed turn; the decision step checks it again under the lock.
     if (editedArgs && record.status === 'pending' && deps.reviewEdit) {

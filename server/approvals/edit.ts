@@ -22,7 +22,7 @@ import { recordEdit, type Approval, type ApprovalTermsRow } from '../db/approval
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 import { approvalTermsOf, type ApprovalTerms, type PolicyDecision } from '../policy/index.ts';
-import { decisionRefusal, describeApprovers, DEFAULT_TERMS, type Person, type Requester } from './approvers.ts';
+import { decisionRefusal, describeApprovers, DEFAULT_TERMS, type DecisionChannel, type Person, type Requester } from './approvers.ts';
 import { actionHash } from './rules.ts';
 
 /** What a confirm brings when its approver edited the arguments, and how to check them (as the requester). */
@@ -69,6 +69,19 @@ export interface EditRecord {
 export function editOf(approval: Pick<Approval, 'args' | 'actionHash' | 'finalArgs' | 'finalActionHash'>): EditRecord | null {
   if (!approval.finalArgs || !approval.finalActionHash) return null;
   return { original_args: approval.args, args: approval.finalArgs, patch: argumentsPatch(approval.args, approval.finalArgs), original_action_hash: approval.actionHash, action_hash: approval.finalActionHash };
+}
+
+/** Where the approver sees an edit before approving: v1's approval (`edited_args`) and the inbox row. The chat card, AG-UI's interrupt, a link's page and MCP show the call as proposed. */
+const SHOWS_EDITS: ReadonlySet<DecisionChannel> = new Set(['v1', 'inbox']);
+
+/**
+ * Pure: the refusal of a plain approve of an approval someone else edited, by a channel that shows
+ * the call as proposed: its approver did not see what would run (an M-of-N approval edited by its
+ * first approver, say). Sending the arguments as an edit is seeing them. Null: nothing to refuse.
+ */
+export function unseenEditRefusal(approval: Pick<Approval, 'finalActionHash'>, channel: DecisionChannel, input: { decision: 'approve' | 'deny'; edited: boolean }): { code: 'CONFLICT'; message: string } | null {
+  if (input.decision !== 'approve' || input.edited || !approval.finalActionHash || SHOWS_EDITS.has(channel)) return null;
+  return { code: 'CONFLICT', message: 'The arguments were edited after this was shown to you: review what will run in the approvals inbox, or approve with those arguments as your edit.' };
 }
 
 /** What an accepted edit changes: the final arguments, their action hash, the approvers they need. */

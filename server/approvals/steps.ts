@@ -16,7 +16,7 @@ import type { ApprovalTerms, GrantOffer, PolicyStamp } from '../policy/index.ts'
 import type { GrantRequest } from '../../src/lib/wire/index.ts';
 import { attemptRefusal, decisionRefusal, tally, termsAt } from './approvers.ts';
 import { auditDecision } from './audit.ts';
-import { applyEdit, termsRow, type ApprovalEdit } from './edit.ts';
+import { applyEdit, termsRow, unseenEditRefusal, type ApprovalEdit } from './edit.ts';
 import { grantRefusal, makeGrant } from './grants.ts';
 import { writeReceipt } from './receipt.ts';
 import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ApprovalReason, type ResolvedResult } from './rules.ts';
@@ -134,6 +134,8 @@ async function countDecision(db: Queryable, turn: DecisionTurn, proposed: Approv
   if (refusal) throw new AirlockError(refusal.code, refusal.message);
   // An edit first (edit.ts): it may change who must approve, and it forgets the approvals so far.
   const approval = turn.edit && decision === 'approve' ? await applyEdit(db, { approval: proposed, edit: turn.edit, person, requester, now: turn.now(), grant: turn.grant }) : proposed;
+  const unseen = unseenEditRefusal(approval, channelOf(turn.origin), { decision, edited: !!turn.edit });
+  if (unseen) throw new AirlockError(unseen.code, unseen.message);
   // Step-up (issue 28): approving needs the approver's passkey signature over this very action
   // hash, verified by the route that took it (approvals/passkeys.ts). Whatever came without one
   // (/chat, AG-UI, MCP, v1 without `passkey`) is refused here, under the approval's lock.

@@ -12,7 +12,7 @@ import jsonPatch, { type Operation } from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkArguments } from '../../../../server/agent/edited-call.ts';
-import { argumentsPatch, editedTerms, editOf } from '../../../../server/approvals/edit.ts';
+import { argumentsPatch, editedTerms, editOf, unseenEditRefusal } from '../../../../server/approvals/edit.ts';
 import { actionHash, resumeDecisions, type DecidedRef } from '../../../../server/approvals/rules.ts';
 
 const TOOL = 'deploy_service';
@@ -97,5 +97,17 @@ describe('edit helpers', () => {
     const json = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
     expect(checkArguments(json, { path: '/tmp' })).toEqual({ ok: true, args: { path: '/tmp' } });
     expect(checkArguments(json, { path: '/tmp', mode: 'rw' }).ok).toBe(false);
+  });
+
+  it('unseenEditRefusal: a plain approve of an edited approval is refused where the edit is not shown', () => {
+    const edited = { finalActionHash: 'h2' };
+    for (const channel of ['chat', 'ag-ui', 'link', 'mcp'] as const) {
+      expect(unseenEditRefusal(edited, channel, { decision: 'approve', edited: false })?.code).toBe('CONFLICT');
+      // Sending the arguments is seeing them; a deny runs nothing.
+      expect(unseenEditRefusal(edited, channel, { decision: 'approve', edited: true })).toBeNull();
+      expect(unseenEditRefusal(edited, channel, { decision: 'deny', edited: false })).toBeNull();
+    }
+    for (const channel of ['v1', 'inbox'] as const) expect(unseenEditRefusal(edited, channel, { decision: 'approve', edited: false })).toBeNull();
+    expect(unseenEditRefusal({ finalActionHash: null }, 'chat', { decision: 'approve', edited: false })).toBeNull();
   });
 });
