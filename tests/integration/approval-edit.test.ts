@@ -234,6 +234,21 @@ describe('edit attacks and edges', () => {
     for (const v of ['7.7.0', '7.7.1', '6.6.6']) expect(await deployments('payments-api', v)).toBe(0);
   }, 60_000);
 
+  it('a plain approve by link (its page shows the call as proposed) of an edited approval is refused; the inbox/v1 approve it', async () => {
+    const { runId, approvalId } = await pausedRun('admin', 'deploy payments-api 7.9.0 to production');
+    const edited = { service: 'payments-api', version: '7.9.1', environment: 'production' };
+    expect((await approve('admin2', approvalId, { arguments: edited })).body).toMatchObject({ status: 'pending', approved_by: ['admin2'] });
+    const admin3Link = (await mintLinksForApproval(db.pool, approvalId)).find((l) => l.user === 'admin3')!.token;
+    const byLink = await fetch(`${server.url}/api/agent/v1/approve/${admin3Link}/approve`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.admin3}` }, body: '{}' });
+    expect(byLink.status).toBe(409);
+    expect((await byLink.json()).error.message).toMatch(/edited after this was shown/);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM approval_decisions WHERE approval_id = $1', [approvalId])).rows[0].n).toBe(1);
+    expect((await approve('admin3', approvalId)).body).toMatchObject({ status: 'approved' });
+    await waitForRun(server.url, tokens.admin, runId, (r) => r.status === 'completed', 30_000);
+    expect(await deployments('payments-api', '7.9.1', 'production')).toBe(1);
+    expect(await deployments('payments-api', '7.9.0')).toBe(0);
+  }, 60_000);
+
   it('a grant with an edit is refused, and nothing is recorded', async () => {
     const { approvalId } = await pausedRun('admin', 'deploy checkout-api 7.8.0 to staging');
     const refused = await approve('admin', approvalId, { arguments: { service: 'checkout-api', version: '7.8.1', environment: 'staging' }, grant: { ttl_s: 3600 } });
