@@ -149,7 +149,7 @@ async function startEngine(app: FastifyInstance, { config, pool, databaseUrl }: 
   liveness.onLost(() => engine.abandon(new AirlockError('SERVICE_UNAVAILABLE', 'The server lost its database connection while answering; please retry.')));
   const runRecovery = engine.startRecovery();
   await runRecovery.ready;
-  await headless.start(engine);
+  await headless.start(engine, agent);
   let drainDeadline = 0;
   app.addHook('preClose', async () => {
     drainDeadline = Date.now() + config.shutdownGraceMs; // one grace for every transport's drain

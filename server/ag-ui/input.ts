@@ -6,6 +6,7 @@
  *   resume {status: resolved, payload: {approved: true}}            -> confirm
  *   resume {status: resolved, payload: {approved: true, grant: {ttl_s, match?, scope?}}}
  *                                                                    -> confirm, and a standing grant (issue 27)
+ *   resume {status: resolved, payload: {approved: true, editedArgs: {…}}} -> confirm with edited arguments (issue 27)
  *   resume {status: resolved, payload: {approved: false, reason?}}  -> deny (the reason is told to the model)
  *   resume {status: cancelled}                                      -> deny
  *
@@ -21,7 +22,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
 import type { TurnInput } from '../engine/index.ts';
 import { AirlockError } from '../errors.ts';
-import { GrantRequestSchema, type GrantRequest } from '../../src/lib/wire/chat-metadata.ts';
+import { EditedArgumentsSchema, GrantRequestSchema, type GrantRequest } from '../../src/lib/wire/chat-metadata.ts';
 
 /** The AG-UI run route (routes.ts); also the origin of a resume's decisions in their audit rows. */
 export const AG_UI_PATH = '/api/agent/ag-ui';
@@ -41,7 +42,7 @@ export const AgUiRunInput = RunAgentInputSchema.extend({
 export type AgUiRunInput = z.infer<typeof AgUiRunInput>;
 
 const ApprovalAnswer = z.union([
-  z.strictObject({ approved: z.literal(true), grant: GrantRequestSchema.optional() }),
+  z.strictObject({ approved: z.literal(true), grant: GrantRequestSchema.optional(), editedArgs: EditedArgumentsSchema.optional() }),
   z.strictObject({ approved: z.literal(false), reason: z.string().max(1000).optional() }),
 ]);
 const InterruptId = z.uuid('interruptId must be an interrupt id from this thread (a UUID)');
@@ -57,6 +58,8 @@ export interface Decision {
   note?: string;
   /** A confirm's standing grant. */
   grant?: GrantRequest;
+  /** A confirm's arguments as the approver edited them. */
+  editedArgs?: Record<string, unknown>;
 }
 
 /** The decisions of a `resume` array, in order; throws VALIDATION_ERROR for a malformed one. */
@@ -69,9 +72,9 @@ export function decisionsOf(resume: NonNullable<AgUiRunInput['resume']>): Decisi
     seen.add(id.data);
     if (entry.status === 'cancelled') return { approvalId: id.data, action: 'deny', resolved: false };
     const answer = ApprovalAnswer.safeParse(entry.payload);
-    if (!answer.success) throw invalid(`resume[${i}].payload: expected {"approved": true, "grant"?: {"ttl_s": …}} or {"approved": false, "reason": "…"}`);
+    if (!answer.success) throw invalid(`resume[${i}].payload: expected {"approved": true, "grant"?: {"ttl_s": …}, "editedArgs"?: {…}} or {"approved": false, "reason": "…"}`);
     const a = answer.data;
-    if (a.approved) return { approvalId: id.data, action: 'confirm', resolved: true, ...(a.grant ? { grant: a.grant } : {}) };
+    if (a.approved) return { approvalId: id.data, action: 'confirm', resolved: true, ...(a.grant ? { grant: a.grant } : {}), ...(a.editedArgs ? { editedArgs: a.editedArgs } : {}) };
     return { approvalId: id.data, action: 'deny', resolved: true, ...(a.reason?.trim() ? { note: a.reason.trim() } : {}) };
   });
 }
@@ -113,6 +116,7 @@ export function turnsOf(input: AgUiRunInput, request: RunRequest, conversationId
       approvalId: d.approvalId,
       ...(d.note ? { decisionNote: d.note } : {}),
       ...(d.grant ? { grant: d.grant } : {}),
+      ...(d.editedArgs ? { editedArgs: d.editedArgs } : {}),
       requestId: i === decisions.length - 1 ? input.runId : `${input.runId}#${i + 1}`,
     }));
   }

@@ -28,10 +28,17 @@ export interface MappingState {
   interrupted: boolean;
   /** Calls that ran under a grant, without a card (the tool fills it, agent/tools/define.ts). */
   granted: ReadonlyMap<string, GrantUse>;
+  /** Resumed calls an approver edited (issue 27): toolCallId -> the arguments they run with, shown as the call's input. */
+  edited: ReadonlyMap<string, Record<string, unknown>>;
 }
 
-export function createMappingState(approvalTools: Iterable<string>, resumedCalls: Iterable<string> = [], granted: ReadonlyMap<string, GrantUse> = new Map()): MappingState {
-  return { starts: new Map(), heldStarts: new Map(), approvalTools: new Set(approvalTools), resumedCalls: new Set(resumedCalls), interrupted: false, granted };
+export function createMappingState(
+  approvalTools: Iterable<string>,
+  resumedCalls: Iterable<string> = [],
+  granted: ReadonlyMap<string, GrantUse> = new Map(),
+  edited: ReadonlyMap<string, Record<string, unknown>> = new Map(),
+): MappingState {
+  return { starts: new Map(), heldStarts: new Map(), approvalTools: new Set(approvalTools), resumedCalls: new Set(resumedCalls), interrupted: false, granted, edited };
 }
 
 type Obj = Record<string, unknown>;
@@ -92,7 +99,8 @@ function mapTools(chunk: Obj, state: MappingState, now: number): AgentEvent[] {
     case 'on_tool_start': {
       state.starts.set(toolCallId, now);
       // The input arrives as the JSON string of the arguments; the UI wants the object.
-      const input = typeof chunk.input === 'string' ? parseJson(chunk.input) : chunk.input;
+      // An edited call shows what runs, not what the model proposed.
+      const input = state.edited.get(toolCallId) ?? (typeof chunk.input === 'string' ? parseJson(chunk.input) : chunk.input);
       const start: AgentEvent & { type: 'tool_start' } = { type: 'tool_start', tool, input, toolCallId };
       // Held only where it may still pause: a resumed call (or a call its policy allows) starts now.
       if (state.approvalTools.has(tool) && !state.resumedCalls.has(toolCallId)) {

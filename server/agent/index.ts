@@ -3,7 +3,7 @@
  * @module
  */
 export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type RunInput, type ResumeInput, type AttachmentPart } from './runtime.ts';
-export type { AgentEvent, ApprovalDecision, PendingApproval, ApprovalRequest } from './types.ts';
+export type { AgentEvent, ApprovalDecision, EditReview, PendingApproval, ApprovalRequest } from './types.ts';
 export { createChatModel, type ModelSettings } from './model.ts';
 export { SYSTEM_PROMPT } from './graph.ts';
 export { createServiceTokenProvider, type ServiceCredentials, type ServiceTokenProvider } from './service-token.ts';

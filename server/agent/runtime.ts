@@ -22,7 +22,8 @@ import { claimString, tokenClaims } from './token-claims.ts';
 import { defaultActions, type ToolSource, type ToolUser } from './tool-source.ts';
 import { CONTEXT_KEY, errorContent, type GrantUse, type ToolContext } from './tools/index.ts';
 import { builtinToolSource } from './tools/source.ts';
-import type { AgentEvent, ApprovalDecision, ApprovalRequest, PendingApproval } from './types.ts';
+import type { AgentEvent, ApprovalDecision, ApprovalRequest, EditReview, PendingApproval } from './types.ts';
+import { checkArguments } from './edited-call.ts';
 import { WriteBehindSaver } from './write-behind-saver.ts';
 
 export interface AgentRuntimeOptions {
@@ -101,6 +102,11 @@ export interface AgentRuntime {
    */
   continueThread(input: ContinueInput): AsyncIterable<AgentEvent>;
   pendingApprovals(threadId: string): Promise<PendingApproval[]>;
+  /**
+   * An approver's edit of a paused call of `tool` (issue 27 item 1), checked as the requester
+   * (`userToken`): the arguments against the tool's input schema, then the policy on the edited call.
+   */
+  reviewEdit(input: { tool: string; args: Record<string, unknown>; userToken: string }): Promise<EditReview>;
 }
 
 /** The tool policy for one run's user: the decision for a call (its arguments decide `when` rules), and whether a call of a tool may pause at all. */
@@ -253,11 +259,11 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     await current().updateState(config, { messages: replies }, 'tools');
   }
 
-  async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string>; granted?: ReadonlyMap<string, GrantUse> }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
+  async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string>; granted?: ReadonlyMap<string, GrantUse>; edited?: ReadonlyMap<string, Record<string, unknown>> }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
     const { config, decide } = run;
     // Starts of tools that may pause are held back (events.ts): which those are is this user's
     // policy; the calls a resume runs with their decision start at once.
-    const mapping = createMappingState(toolNames().filter((name) => decide.mayPause(name)), run.resumedCalls, run.granted);
+    const mapping = createMappingState(toolNames().filter((name) => decide.mayPause(name)), run.resumedCalls, run.granted, run.edited);
     let streamed = '';
     try {
       // durability "sync", through the write-behind saver: each step is handed to the saver before
@@ -314,11 +320,24 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       }
       // Always the id map: a plain value would be applied to every pending interrupt (notes §1).
       const resumedCalls = new Set(pending.map((p) => p.toolCallId));
-      yield* stream(new Command({ resume: decisions }), await runConfig(input, resumedCalls), input.threadId, input.signal);
+      // Calls an approver edited run (and show) the edited arguments (issue 27 item 1).
+      const edited = new Map(pending.flatMap((p) => {
+        const d = decisions[p.interruptId];
+        return d?.approved && d.args ? [[p.toolCallId, d.args] as const] : [];
+      }));
+      yield* stream(new Command({ resume: decisions }), { ...(await runConfig(input, resumedCalls)), edited }, input.threadId, input.signal);
     },
     async *continueThread(input) {
       yield* stream(null, await runConfig(input), input.threadId, input.signal);
     },
     pendingApprovals,
+    async reviewEdit({ tool, args, userToken }) {
+      const described = sources.flatMap((s) => s.describe().tools).find((t) => t.name === tool);
+      if (!described) return { ok: false, fields: [{ path: '', message: `there is no tool ${tool} here any more` }] };
+      const checked = checkArguments(described.schema, args);
+      if (!checked.ok) return checked;
+      const { decide } = await policyFor(userToken);
+      return { ok: true, args: checked.args, policy: decide(tool, undefined, checked.args) };
+    },
   };
 }

@@ -4,13 +4,17 @@
  */
 import type { ErrorCode } from '../errors.ts';
 import type { ArgumentLabels, EffectPreview } from '../operations/index.ts';
-import type { ApprovalTerms, GrantOffer, PolicyStamp } from '../policy/index.ts';
+import type { ApprovalTerms, GrantOffer, PolicyDecision, PolicyStamp } from '../policy/index.ts';
 import type { GrantUse } from './tools/context.ts';
 
 /** The user's answer to one pending approval. */
 export type ApprovalDecision =
-  /** `state_hash`: the state the approver saw in the preview; the call runs only while it holds (If-Match). */
-  | { approved: true; state_hash?: string }
+  /**
+   * `state_hash`: the state the approver saw in the preview; the call runs only while it holds (If-Match).
+   * `args`: the arguments as an approver edited them (issue 27 item 1): the call runs these, not the
+   * model's; the resume sends them only while their action hash is the approval's final_action_hash.
+   */
+  | { approved: true; state_hash?: string; args?: Record<string, unknown> }
   /** `note`: the approver's reason for a Deny, which the model is told. */
   | { approved: false; reason: 'denied' | 'expired' | 'superseded' | 'mismatch'; note?: string };
 
@@ -50,6 +54,15 @@ export interface ApprovalRequest {
   replaces?: { reason: 'state_changed' };
   grant?: GrantOffer | null;
 }
+
+/**
+ * An approver's edit of a paused call, checked as the call's user (AgentRuntime.reviewEdit): the
+ * arguments against the tool's input schema (unknown fields refused), then the tool policy's
+ * decision for the edited call.
+ */
+export type EditReview =
+  | { ok: false; fields: Array<{ path: string; message: string }> }
+  | { ok: true; args: Record<string, unknown>; policy: PolicyDecision };
 
 export type AgentEvent =
   | { type: 'token'; token: string }

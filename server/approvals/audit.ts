@@ -9,6 +9,7 @@
 import type { Approval } from '../db/approvals.ts';
 import { appendAudit, type AppendedAudit, type AuditEntry } from '../db/audit.ts';
 import type { Queryable } from '../db/index.ts';
+import { editOf } from './edit.ts';
 import { channelOf, type DecisionOrigin } from './types.ts';
 import type { ResolvedResult } from './rules.ts';
 
@@ -59,6 +60,8 @@ export function decisionAuditEntry(d: DecisionAudit): AuditEntry {
       // Which way it came (issue 26); an expiry came by none.
       channel: d.decider ? channelOf(origin) : null,
       ...(d.count ? { approved_count: d.count.approved, approvals_required: d.count.required } : {}),
+      // An edited action (issue 27): what was asked, what runs, the RFC 6902 patch between them, both hashes.
+      ...editAudit(d.approval),
     },
     outcome: 'success',
     statusCode: 200,
@@ -71,6 +74,13 @@ export function decisionAuditEntry(d: DecisionAudit): AuditEntry {
     policyMatched: d.approval.policy.matched,
     requesterId: d.approval.requestedBy,
   };
+}
+
+/** Pure: an edited approval's part of its audit rows; nothing when it was not edited. */
+function editAudit(approval: Approval): Record<string, unknown> {
+  const edit = editOf(approval);
+  if (!edit) return {};
+  return { original_arguments: edit.original_args, edited_arguments: edit.args, patch: edit.patch, original_action_hash: edit.original_action_hash, action_hash: edit.action_hash };
 }
 
 /** Writes the decision's audit row in `db` (the decision's own transaction); its chain hash goes into the receipt. */

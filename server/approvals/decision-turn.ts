@@ -25,6 +25,8 @@ export interface DecisionTurnInput {
   origin?: DecisionOrigin;
   /** An approval that also makes a standing grant (issue 27). */
   grant?: GrantRequest | null;
+  /** A confirm's arguments as its approver edited them (issue 27 item 1). */
+  editedArgs?: Record<string, unknown> | null;
 }
 
 /** What a decision reads of the run it started: its events, to `run.finished`. */

@@ -11,6 +11,7 @@
  * crash after the decision is resumed by approvals/recovery.ts like any other.
  * @module
  */
+import { hashJson } from '../canonical-json.ts';
 import { insertAudit } from '../db/audit.ts';
 import { getApprovalRecord, listDuePending, type ApprovalRecord } from '../db/approval-records.ts';
 import type { Pool } from '../db/index.ts';
@@ -19,6 +20,8 @@ import { attemptRefusal, DEFAULT_TERMS, mayView, termsAt, type ApproverTerms, ty
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { retryWhileBusy, type SubmitDecisionTurn } from './decision-turn.ts';
 import { verifyStepUp, type RelyingParty, type StepUpAssertion } from './passkeys.ts';
+import { checkEdit, unseenEditRefusal, type ApprovalEdit } from './edit.ts';
+import type { AgentRuntime } from '../agent/index.ts';
 import type { DecisionOrigin } from './types.ts';
 import { grantRefusal } from './grants.ts';
 import type { GrantRequest } from '../../src/lib/wire/index.ts';
@@ -50,6 +53,8 @@ export interface ApprovalServiceDeps {
   submit: () => SubmitDecisionTurn;
   /** A token for the requester, minted now: the resume acts as them. */
   mintToken: (userId: string) => Promise<string>;
+  /** The agent's check of an edit (AgentRuntime.reviewEdit; late-bound like submit): an edit is checked before it is submitted. */
+  reviewEdit?: () => AgentRuntime['reviewEdit'];
   now?: () => Date;
   log: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }
@@ -85,7 +90,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
    * the turn ended without deciding. The resume then goes on in the background. True when this
    * turn made the decision (not a concurrent confirm elsewhere).
    */
-  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; origin: DecisionOrigin; stopIfDecided?: boolean; grant?: GrantRequest | null }): Promise<boolean> {
+  async function submitDecision(record: ApprovalRecord, input: { action: 'confirm' | 'deny'; requestId: string; decidedBy: string | null; note: string | null; origin: DecisionOrigin; stopIfDecided?: boolean; grant?: GrantRequest | null; editedArgs?: Record<string, unknown> | null }): Promise<boolean> {
     // The resume acts as the requester with a token minted now, never the decider's own (it may
     // be someone else's, or near its end after a long wait).
     const token = await deps.mintToken(record.requestedBy);
@@ -96,7 +101,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       async () => {
         if (input.stopIfDecided && (await getApprovalRecord(pool, record.id))?.status !== 'pending') throw new AirlockError('CONFLICT');
         return deps.submit()(
-          { text: '', files: [], conversationId: record.conversationId, action: input.action, requestId: input.requestId, approvalId: record.id, decidedBy: input.decidedBy, decisionNote: input.note, origin: input.origin, grant: input.grant ?? null },
+          { text: '', files: [], conversationId: record.conversationId, action: input.action, requestId: input.requestId, approvalId: record.id, decidedBy: input.decidedBy, decisionNote: input.note, origin: input.origin, grant: input.grant ?? null, ...(input.editedArgs ? { editedArgs: input.editedArgs } : {}) },
           { userId: record.requestedBy, token },
         );
       },
@@ -110,7 +115,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         if (event.kind === 'run.finished') {
           // The decision step refused it (not an approver, counted already): its own answer.
           const p = event.payload as { status?: string; error_code?: string; error_detail?: string } | undefined;
-          if (p?.status === 'failed' && p.error_code && STEP_REFUSALS.has(p.error_code)) throw new AirlockError(p.error_code as 'FORBIDDEN', p.error_detail);
+          if (p?.status === 'failed' && p.error_code && STEP_REFUSALS.has(p.error_code)) throw new AirlockError(p.error_code as 'FORBIDDEN' | 'APPROVAL_NOT_FOUND' | 'VALIDATION_ERROR', p.error_detail);
           return false;
         }
       }
@@ -130,7 +135,10 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     caller: Decider, id: string, decision: Decision, reason: string | null, channel: DecisionChannel = 'v1', linkTokenHash?: string, grant: GrantRequest | null = null,
     /** The approver's passkey signature and the relying party it was made for (issue 28 step-up). */
     stepUp?: { assertion: StepUpAssertion; rp: RelyingParty },
+    /** Approve these arguments instead of the proposed ones (issue 27 item 1; approvals/edit.ts). */
+    editedArgs: Record<string, unknown> | null = null,
   ): Promise<ApprovalRecord> {
+    if (editedArgs && decision !== 'approve') throw new AirlockError('VALIDATION_ERROR', 'arguments go with approve only: a denial runs nothing.');
     const record = await visible(caller, id);
     const origin: DecisionOrigin = { method: 'POST', path: `/api/agent/v1/approvals/${id}/${decision}`, serviceActor: caller.serviceClientId ?? null, channel, ...(linkTokenHash ? { linkTokenHash } : {}) };
     // Visible but not theirs to decide: 403 before anything is submitted (the decision step
@@ -141,6 +149,17 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     // A grant that cannot be made is refused before anything is submitted (the decision step checks again).
     const grantRefused = grant && record.status === 'pending' ? grantRefusal(record.grantOffer, grant, caller, record.args) : null;
     if (grantRefused) throw new AirlockError(grantRefused.code, grantRefused.message, grantRefused.details ? { details: grantRefused.details } : undefined);
+    // A link's page shows the call as proposed: an approval edited since is not approved from it.
+    const unseen = record.status === 'pending' ? unseenEditRefusal(record, channel, { decision, edited: !!editedArgs }) : null;
+    if (unseen) throw new AirlockError(unseen.code, unseen.message);
+    // An edit is checked before anything is submitted (400 field errors, 403 policy or approvers),
+    // so a refused edit leaves no failed turn; the decision step checks it again under the lock.
+    if (editedArgs && record.status === 'pending' && deps.reviewEdit) {
+      const token = await deps.mintToken(record.requestedBy);
+      const review = deps.reviewEdit();
+      const edit: ApprovalEdit = { args: editedArgs, review: (tool, args) => review({ tool, args, userToken: token }) };
+      await checkEdit({ ...record, currentActionHash: record.finalActionHash ?? record.actionHash }, { edit, person: personOf(caller), requester: { id: record.requestedBy, tenant: record.requesterTenant }, grant });
+    }
     const refused = () =>
       insertAudit(pool, {
         serviceActor: origin.serviceActor ?? null,
@@ -182,12 +201,14 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         // decider (all 200, one audit row). Per decider, each loser's turn finds it decided (409).
         // By link, each link is its own attempt: a refused one (a changed action) is not replayed
         // to the same approver's next, good link.
-        requestId: deciderRequestId(id, decision, caller.userId) + (linkTokenHash ? `:${linkTokenHash.slice(0, 16)}` : ''),
+        // An edit is its own attempt too: a refused edit (a field error) must not block a corrected one.
+        requestId: deciderRequestId(id, decision, caller.userId) + (linkTokenHash ? `:${linkTokenHash.slice(0, 16)}` : '') + (editedArgs ? `:edit-${hashJson(editedArgs).slice(0, 16)}` : ''),
         decidedBy: caller.userId,
         note: reason,
         origin,
         stopIfDecided: true,
         grant,
+        editedArgs,
       });
     } catch (error) {
       if (!isAirlockError(error) || !['APPROVAL_NOT_FOUND', 'CONFLICT', 'CONVERSATION_BUSY'].includes(error.code)) throw error;

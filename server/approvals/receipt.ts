@@ -40,7 +40,9 @@ export function receiptClaims(input: ReceiptInput, nonce: string, iat: number): 
     : [];
   return {
     approval_id: approval.id,
-    action_hash: approval.actionHash ?? actionHash({ tool: approval.tool, args: approval.args, userId: approval.requestedBy }),
+    // What ran: an edited approval names the final action, and the one first asked (issue 27/28).
+    action_hash: approval.finalActionHash ?? approval.actionHash ?? actionHash({ tool: approval.tool, args: approval.args, userId: approval.requestedBy }),
+    ...(approval.finalActionHash && approval.actionHash ? { original_action_hash: approval.actionHash } : {}),
     tool: approval.tool,
     decision: approval.status as ReceiptClaims['decision'],
     approvers,

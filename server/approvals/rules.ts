@@ -93,12 +93,29 @@ export interface DecidedRef {
   decision: ApprovalDecision;
   actionHash: string | null;
   requestedBy: string;
+  /** An approver's edit (the row's final_args and final_action_hash; issue 27 item 1); absent: none. */
+  finalArgs?: Record<string, unknown> | null;
+  finalActionHash?: string | null;
+}
+
+const MISMATCH: ApprovalDecision = { approved: false, reason: 'mismatch' };
+
+/**
+ * Pure: what an approved, edited call resumes with: `{approved: true, args}` while the final
+ * arguments hash to the final action hash the approver approved, else refused as a mismatch. The
+ * preview's state hash is not sent: it was read for the proposed call, not the edited one.
+ */
+export function editedDecision(d: DecidedRef, tool: string): ApprovalDecision {
+  if (!d.decision.approved || (!d.finalArgs && !d.finalActionHash)) return d.decision;
+  if (!d.finalArgs || !d.finalActionHash) return MISMATCH;
+  return actionHash({ tool, args: d.finalArgs, userId: d.requestedBy }) === d.finalActionHash ? { approved: true, args: d.finalArgs } : MISMATCH;
 }
 
 /**
  * The resume map for the paused interrupts, or null while one of them is still undecided (the run
  * resumes when the whole batch is decided). An approval whose interrupt now shows a different action
- * than the one it bound (tool, arguments, user) is refused: a confirm never runs anything else.
+ * than the one it bound (tool, arguments, user) is refused: a confirm never runs anything else. An
+ * edited approval resumes with its final arguments, checked against its final action hash.
  */
 export function resumeDecisions(
   paused: Array<{ interruptId: string; tool: string; args: Record<string, unknown> }>,
@@ -109,7 +126,7 @@ export function resumeDecisions(
     const d = decided.find((x) => x.interruptId === p.interruptId);
     if (!d) return null;
     const bound = d.actionHash === null || d.actionHash === actionHash({ tool: p.tool, args: p.args, userId: d.requestedBy });
-    decisions[p.interruptId] = bound ? d.decision : { approved: false, reason: 'mismatch' };
+    decisions[p.interruptId] = bound ? editedDecision(d, p.tool) : MISMATCH;
   }
   return decisions;
 }

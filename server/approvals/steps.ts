@@ -16,6 +16,7 @@ import type { ApprovalTerms, GrantOffer, PolicyStamp } from '../policy/index.ts'
 import type { GrantRequest } from '../../src/lib/wire/index.ts';
 import { attemptRefusal, decisionRefusal, tally, termsAt } from './approvers.ts';
 import { auditDecision } from './audit.ts';
+import { applyEdit, termsRow, unseenEditRefusal, type ApprovalEdit } from './edit.ts';
 import { grantRefusal, makeGrant } from './grants.ts';
 import { writeReceipt } from './receipt.ts';
 import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ApprovalReason, type ResolvedResult } from './rules.ts';
@@ -52,6 +53,8 @@ type DecisionTurn = {
   grant?: GrantRequest | null;
   /** Write each transition's notification to the outbox (APPROVAL_WEBHOOKS configured; issue 26 item 3). */
   outbox?: boolean;
+  /** A confirm's arguments as its approver edited them (issue 27 item 1; edit.ts). */
+  edit?: ApprovalEdit | null;
 };
 
 /**
@@ -71,17 +74,20 @@ export async function decideApprovals(
    */
   known?: Approval[],
 ): Promise<DecisionOutcome> {
+  // An edit says what to run: a denial runs nothing, so it has nothing to edit.
+  if (turn.edit && turn.action !== 'confirm') throw new AirlockError('VALIDATION_ERROR', 'arguments go with a confirm only: a denial runs nothing.');
   const pending = known ?? (await listPendingApprovals(db, turn.conversationId));
   const outcome: DecisionOutcome = { resolved: [], progress: [] };
   if (turn.action && pending.length === 0) return outcome;
   const selection = selectApprovals({ pending, action: turn.action, approvalId: turn.approvalId, now: turn.now() });
   if (!selection.ok) throw new AirlockError(selection.code, selection.message);
   for (const { id, resolution } of selection.resolve) {
-    const approval = pending.find((p) => p.id === id)!;
+    let approval = pending.find((p) => p.id === id)!;
     let counted: Awaited<ReturnType<typeof countDecision>> | undefined;
     if (turn.action && resolution.outcome !== 'expired') {
       counted = await countDecision(db, turn, approval, turn.action === 'confirm' ? 'approve' : 'deny');
       if (!counted) continue; // decided meanwhile
+      approval = counted.approval; // as an edit left it
       if (counted.state === 'pending') {
         await auditDecision(db, { approval, result: 'progress', decider: counted.person, note: turn.note ?? null, origin: turn.origin, count: { approved: counted.approved, required: approval.terms.required } });
         outcome.progress.push({ approvalId: id, by: counted.person.username, approvedBy: counted.decisions.filter((d) => d.decision === 'approve').map((d) => d.username), approvedCount: counted.approved, approvalsRequired: approval.terms.required });
@@ -117,27 +123,32 @@ export async function precheckDecision(db: Queryable, attempt: { conversationId:
  * 403 not an approver, 409 counted already), else recorded with its channel and tallied. Null
  * when the approval is not pending any more.
  */
-async function countDecision(db: Queryable, turn: DecisionTurn, approval: Approval, decision: 'approve' | 'deny') {
+async function countDecision(db: Queryable, turn: DecisionTurn, proposed: Approval, decision: 'approve' | 'deny') {
   // The requester comes with the lock (no read of their user row of its own: issue 26 review).
-  const locked = await lockPendingApproval(db, approval.id);
+  const locked = await lockPendingApproval(db, proposed.id);
   if (!locked) return null;
   const person = await findPerson(db, turn.decidedBy ?? turn.userId);
   if (!person || locked.tenant === null) throw new AirlockError('FORBIDDEN', 'Only a known user may decide an approval.');
-  const refusal = decisionRefusal(termsAt(approval.terms, approval.escalate, approval.createdAt, turn.now()), person, { id: locked.id, tenant: locked.tenant }, decision);
+  const requester = { id: locked.id, tenant: locked.tenant };
+  const refusal = decisionRefusal(termsAt(proposed.terms, proposed.escalate, proposed.createdAt, turn.now()), person, requester, decision);
   if (refusal) throw new AirlockError(refusal.code, refusal.message);
+  // An edit first (edit.ts): it may change who must approve, and it forgets the approvals so far.
+  const approval = turn.edit && decision === 'approve' ? await applyEdit(db, { approval: proposed, edit: turn.edit, person, requester, now: turn.now(), grant: turn.grant }) : proposed;
+  const unseen = unseenEditRefusal(approval, channelOf(turn.origin), { decision, edited: !!turn.edit });
+  if (unseen) throw new AirlockError(unseen.code, unseen.message);
   // Step-up (issue 28): approving needs the approver's passkey signature over this very action
   // hash, verified by the route that took it (approvals/passkeys.ts). Whatever came without one
   // (/chat, AG-UI, MCP, v1 without `passkey`) is refused here, under the approval's lock.
   const passkey = stepUpProof(approval, decision, turn.origin);
   // A decision by link uses the link up here, in the decision's transaction, or not at all.
   if (turn.origin?.linkTokenHash) {
-    const consumed = await consumeApprovalLink(db, { tokenHash: turn.origin.linkTokenHash, approvalId: approval.id, userId: person.id, actionHash: approval.actionHash, now: turn.now() });
+    const consumed = await consumeApprovalLink(db, { tokenHash: turn.origin.linkTokenHash, approvalId: approval.id, userId: person.id, actionHash: approval.finalActionHash ?? approval.actionHash, now: turn.now() });
     if (!consumed) throw new AirlockError('CONFLICT', 'This link is used, expired, or no longer matches the action.');
   }
   const recorded = await insertApprovalDecision(db, { approvalId: approval.id, userId: person.id, decision, decidedAt: turn.now(), channel: channelOf(turn.origin), note: turn.note ?? null, passkey });
   if (!recorded) throw new AirlockError('CONFLICT', 'You have already decided this approval: no approver counts twice.');
   const decisions = await listApprovalDecisions(db, [approval.id]);
-  return { ...tally(approval.terms, decisions), person, decisions };
+  return { ...tally(approval.terms, decisions), person, decisions, approval };
 }
 
 /** Pure: the passkey proof this decision records: required to approve a step-up approval, and only over its action hash. */
@@ -222,7 +233,7 @@ export async function owedResume(
   if (live.length === 0) return null;
   const decisions = resumeDecisions(
     paused,
-    live.map((d) => ({ interruptId: d.interruptId, decision: decisionOf({ status: d.status as Exclude<typeof d.status, 'pending'>, reason: d.reason, preview: d.preview, decisionNote: d.decisionNote }), actionHash: d.actionHash, requestedBy: d.requestedBy })),
+    live.map((d) => ({ interruptId: d.interruptId, decision: decisionOf({ status: d.status as Exclude<typeof d.status, 'pending'>, reason: d.reason, preview: d.preview, decisionNote: d.decisionNote }), actionHash: d.actionHash, requestedBy: d.requestedBy, finalArgs: d.finalArgs, finalActionHash: d.finalActionHash })),
   );
   if (!decisions) return null;
   return { decisions, approvalIds: live.map((d) => d.id), runsSomething: Object.values(decisions).some((d) => d.approved), paused };
@@ -271,12 +282,6 @@ export interface OpenedApproval {
   replaces?: { approvalId: string; reason: 'state_changed' };
   /** The grant its approver may make instead of a one-off confirm; null: not grantable. */
   grant: GrantOffer | null;
-}
-
-/** A rule's approvers as the approval row keeps them; null: the defaults. */
-function termsRow(terms: ApprovalTerms | undefined) {
-  const a = terms?.approvals;
-  return a ? { required: a.count, roles: a.roles, users: a.users, distinctFromRequester: a.distinct_from_requester } : null;
 }
 
 /**

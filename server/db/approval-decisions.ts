@@ -47,6 +47,11 @@ export async function insertApprovalDecision(q: Queryable, d: Omit<ApprovalDecis
   return rowCount === 1;
 }
 
+/** Forgets the decisions so far (an edit changed the action: every approver decides again, issue 27). */
+export async function clearApprovalDecisions(q: Queryable, approvalId: string): Promise<void> {
+  await q.query('DELETE FROM approval_decisions WHERE approval_id = $1', [approvalId]);
+}
+
 /** The decisions of these approvals, oldest first, with each approver's username. */
 export async function listApprovalDecisions(q: Queryable, approvalIds: readonly string[]): Promise<ApprovalDecisionRow[]> {
   if (approvalIds.length === 0) return [];

@@ -88,7 +88,7 @@ export async function designatedApprovers(q: Queryable, a: { tenant: string; req
  */
 export async function mintLinksForApproval(q: Queryable, approvalId: string, to?: LinkReceiver): Promise<Array<{ user: string; token: string }>> {
   const { rows } = await q.query<{ action_hash: string | null; expires_at: Date; requested_by: string; tenant: string; approver_roles: string[]; approver_users: string[]; distinct_from_requester: boolean; escalated: string[]; decided: string[] }>(
-    `SELECT a.action_hash, a.expires_at, a.requested_by, u.tenant, a.approver_roles, a.approver_users, a.distinct_from_requester, ${ESCALATED_ROLES_SQL} AS escalated,
+    `SELECT COALESCE(a.final_action_hash, a.action_hash) AS action_hash, a.expires_at, a.requested_by, u.tenant, a.approver_roles, a.approver_users, a.distinct_from_requester, ${ESCALATED_ROLES_SQL} AS escalated,
             ARRAY(SELECT d.user_id FROM approval_decisions d WHERE d.approval_id = a.id) AS decided
      FROM approvals a JOIN users u ON u.id::text = a.requested_by WHERE a.id = $1 AND a.status = 'pending'`,
     [approvalId],
@@ -103,6 +103,12 @@ export async function mintLinksForApproval(q: Queryable, approvalId: string, to?
 
 /** True while the approval's action is still the one the link was minted for. */
 export async function linkMatchesAction(q: Queryable, link: Pick<ApprovalLink, 'approvalId' | 'actionHash'>): Promise<boolean> {
-  const { rows } = await q.query<{ action_hash: string | null }>(`SELECT action_hash FROM approvals WHERE id = $1`, [link.approvalId]);
+  const { rows } = await q.query<{ action_hash: string | null }>(`SELECT COALESCE(final_action_hash, action_hash) AS action_hash FROM approvals WHERE id = $1`, [link.approvalId]);
   return rows[0]?.action_hash === link.actionHash;
+}
+
+/** Revokes the approval's open links (an edit changed the action they were sent for); returns how many. */
+export async function revokeOpenLinks(q: Queryable, approvalId: string, now: Date): Promise<number> {
+  const { rowCount } = await q.query(`UPDATE approval_links SET expires_at = $2 WHERE approval_id = $1 AND used_at IS NULL AND expires_at > $2`, [approvalId, now]);
+  return rowCount ?? 0;
 }

@@ -32,6 +32,10 @@ export interface ApprovalRecord {
   preview: Approval['preview'];
   labels: Approval['labels'];
   replaces: string | null;
+  /** Issue 27 item 1: the arguments as an approver edited them; null: as proposed. */
+  finalArgs: Record<string, unknown> | null;
+  /** The action hash as edited (null: not edited); `actionHash` below stays the proposed one. */
+  finalActionHash: string | null;
   /** The grant an approval of it may make (null: not grantable), and the grant it made (migration 163). */
   grantOffer: Approval['grantOffer'];
   grantId: string | null;
@@ -51,6 +55,8 @@ export interface ApprovalRecord {
 }
 
 interface Row {
+  final_args: Record<string, unknown> | null;
+  final_action_hash: string | null;
   id: string;
   conversation_id: string;
   tool: string;
@@ -113,6 +119,8 @@ const toRecord = (r: Row): ApprovalRecord => ({
   preview: r.preview ?? null,
   labels: r.labels ?? {},
   replaces: r.replaces ?? null,
+  finalArgs: r.final_args ?? null,
+  finalActionHash: r.final_action_hash,
   grantOffer: r.grant_offer ?? null,
   grantId: r.grant_id ?? null,
   runId: r.run_id,
@@ -128,7 +136,7 @@ const SELECT = `
   SELECT a.id, a.conversation_id, a.tool, a.args, a.prompt, a.status, a.reason, a.decision_note, a.created_at, a.expires_at,
          a.resolved_at, a.requested_by, req.tenant AS requester_tenant, req.username AS requester_username,
          a.resolved_by, res.tenant AS resolver_tenant, res.username AS resolver_username,
-         a.policy_scope, a.policy_action, a.policy_matched, a.preview, a.labels, a.replaces, a.grant_offer, a.grant_id, run.run_id, run.session_ref,
+         a.policy_scope, a.policy_action, a.policy_matched, a.preview, a.labels, a.replaces, a.grant_offer, a.grant_id, a.final_args, a.final_action_hash, run.run_id, run.session_ref,
          a.approvals_required, a.approver_roles, a.approver_users, a.distinct_from_requester, a.escalate_after_s, a.escalate_roles, a.action_hash, a.step_up,
          (SELECT coalesce(json_agg(json_build_object('user_id', d.user_id, 'user', du.username, 'decision', d.decision, 'decided_at', d.decided_at, 'channel', d.channel)
                    ORDER BY d.decided_at, d.user_id), '[]'::json)

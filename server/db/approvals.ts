@@ -49,6 +49,10 @@ export interface Approval {
   replaces: string | null;
   /** The decider's own words (a Deny reason), told to the model (issue 27 item 4). */
   decisionNote: string | null;
+  /** The arguments as an approver edited them (migration 164; issue 27 item 1); null: not edited. */
+  finalArgs: Record<string, unknown> | null;
+  /** The action hash of the edited call (tool + finalArgs + requester); null: not edited. */
+  finalActionHash: string | null;
   /** The grant its approver may make instead of a one-off confirm (migration 163); null: not grantable. */
   grantOffer: GrantOffer | null;
   /** The grant its approval made; null: a one-off decision. */
@@ -99,6 +103,8 @@ interface ApprovalRow {
   labels: ArgumentLabels | null;
   replaces: string | null;
   decision_note: string | null;
+  final_args: Record<string, unknown> | null;
+  final_action_hash: string | null;
   grant_offer: GrantOffer | null;
   grant_id: string | null;
   trace_parent: string | null;
@@ -132,6 +138,8 @@ function toApproval(row: ApprovalRow): Approval {
     labels: row.labels ?? {},
     replaces: row.replaces ?? null,
     decisionNote: row.decision_note ?? null,
+    finalArgs: row.final_args ?? null,
+    finalActionHash: row.final_action_hash ?? null,
     grantOffer: row.grant_offer ?? null,
     grantId: row.grant_id ?? null,
     traceParent: row.trace_parent ?? null,
@@ -270,4 +278,19 @@ export async function closeStateChanged(q: Queryable, input: { threadId: string;
 /** Records which approval a new one replaces (the card links them). */
 export async function linkReplaced(q: Queryable, id: string, replaces: string): Promise<void> {
   await q.query('UPDATE approvals SET replaces = $2 WHERE id = $1', [id, replaces]);
+}
+
+/**
+ * Records an approver's edit of a pending approval (issue 27 item 1), under its row lock: the final
+ * arguments, their action hash and the approvers the edited call needs (the policy re-checked).
+ * The proposed `args` and `action_hash` stay: they bind the paused interrupt.
+ */
+export async function recordEdit(q: Queryable, e: { id: string; finalArgs: Record<string, unknown>; finalActionHash: string; terms: ApprovalTermsRow }): Promise<Approval> {
+  const { rows } = await q.query<ApprovalRow>(
+    `UPDATE approvals SET final_args = $2, final_action_hash = $3, approvals_required = $4, approver_roles = $5, approver_users = $6, distinct_from_requester = $7
+     WHERE id = $1 AND status = 'pending' RETURNING *`,
+    [e.id, JSON.stringify(e.finalArgs), e.finalActionHash, e.terms.required, e.terms.roles, e.terms.users, e.terms.distinctFromRequester],
+  );
+  if (!rows[0]) throw new Error(`approval ${e.id} is not pending: an edit is recorded under its row lock`);
+  return toApproval(rows[0]);
 }

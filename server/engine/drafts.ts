@@ -4,6 +4,7 @@
  * @module
  */
 import type { AgentEvent, GrantUse } from '../agent/index.ts';
+import { editOf } from '../approvals/edit.ts';
 import type { ApprovalProgress, OpenedApproval, ResolvedApproval } from '../approvals/steps.ts';
 import type { EventDraft, RunStatus } from './events.ts';
 
@@ -52,8 +53,10 @@ export function replacedApprovalDrafts(runId: string, opened: OpenedApproval[]):
   return opened.flatMap((a) => (a.replaces ? [approvalResolvedDraft(runId, { approvalId: a.replaces.approvalId, result: 'denied', reason: a.replaces.reason })] : []));
 }
 
-export function approvalResolvedDraft(runId: string, r: Pick<ResolvedApproval, 'approvalId' | 'result' | 'reason'>): EventDraft {
-  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason } };
+export function approvalResolvedDraft(runId: string, r: Pick<ResolvedApproval, 'approvalId' | 'result' | 'reason'> & { approval?: ResolvedApproval['approval'] }): EventDraft {
+  // An approval confirmed with edited arguments says so (issue 27 item 1); a denied edit ran nothing.
+  const edited = r.approval && r.result === 'confirmed' ? editOf(r.approval) : null;
+  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason, ...(edited ? { edited } : {}) } };
 }
 
 /** The answer segment streamed so far, or nothing when it is empty and nothing marks it. */

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { APPROVAL_REASONS } from '../approvals/rules.ts';
-import { ArgumentLabelsSchema, EffectPreviewSchema, GrantOfferSchema } from '../../src/lib/wire/chat-metadata.ts';
+import { ArgumentLabelsSchema, ArgumentsEditSchema, EffectPreviewSchema, GrantOfferSchema } from '../../src/lib/wire/chat-metadata.ts';
 
 const RunId = z.uuid();
 /** A file on a user message, with what the model got of it (engine/attachments.ts ReportedFileRef). */
@@ -81,7 +81,12 @@ export const PAYLOADS = {
   // `by` is the approver's username. approval.resolved stays terminal only.
   'approval.approved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), by: z.string().min(1), approved_count: z.number().int().positive(), approvals_required: z.number().int().positive() }),
   // `reason` (issue 23): absent on events written before it.
-  'approval.resolved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']), reason: z.enum(APPROVAL_REASONS).optional() }),
+  // `edited` (issue 27 item 1): confirmed with the arguments edited; the original, the edited, the
+  // RFC 6902 patch between them, and both action hashes.
+  'approval.resolved': z.strictObject({
+    run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']), reason: z.enum(APPROVAL_REASONS).optional(),
+    edited: ArgumentsEditSchema.extend({ original_action_hash: z.string().nullable(), action_hash: z.string() }).optional(),
+  }),
   'assistant.message': z.strictObject({
     run_id: RunId,
     text: z.string(),

@@ -14,12 +14,15 @@ export async function checkTurnInput(input: TurnInput, files: FileStorage, userI
   const foreign = input.files.find((_, i) => !found[i]);
   if (foreign) throw new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`);
   if (!input.action && !input.text && input.files.length === 0) throw new AirlockError('VALIDATION_ERROR', 'The message is empty.');
+  // Edited arguments say what a confirm runs (issue 27 item 1): a deny or a message runs nothing of them.
+  if (input.editedArgs && input.action !== 'confirm') throw new AirlockError('VALIDATION_ERROR', 'arguments go with action "confirm" only: a denial runs nothing.');
   return found as string[];
 }
 
 /** What makes two submits "the same request": key order and the request id itself do not matter. */
 export function requestHash(input: TurnInput): string {
-  return hashJson({ text: input.text, files: input.files.map((f) => f.path), conversation_id: input.conversationId, action: input.action, approval_id: input.approvalId });
+  // `arguments` only when sent (undefined drops out), so the hash of every other request is unchanged.
+  return hashJson({ text: input.text, files: input.files.map((f) => f.path), conversation_id: input.conversationId, action: input.action, approval_id: input.approvalId, arguments: input.editedArgs ?? undefined });
 }
 
 /** Same request_id: the same payload replays that run; another payload is a CONFLICT. */

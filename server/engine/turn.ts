@@ -19,6 +19,7 @@
 import type { AgentEvent } from '../agent/index.ts';
 import { markTurnStart } from '../timing/index.ts';
 import { recordApprovalWait } from '../telemetry/spans.ts';
+import type { ApprovalEdit } from '../approvals/edit.ts';
 import { decidedAfter, decideApprovals, owedResume, type ApprovalProgress, type OwedResume, type ResolvedApproval } from '../approvals/steps.ts';
 import { withReports, type PrepareChatAttachments } from './attachments.ts';
 import { findApproval, listUnresumedApprovals, markResumed } from '../db/approvals.ts';
@@ -32,6 +33,7 @@ import { concatUnlessPaused, resumeOwed, startEarly, stillPending, type ResumeCo
 import { finishDone, finishFailed } from './turn-end.ts';
 import { relayAgentEvents } from './turn-relay.ts';
 import { openScope, type TurnContext, type TurnDeps, type TurnScope } from './turn-scope.ts';
+import type { TurnInput } from './types.ts';
 
 export type { TurnContext, TurnDeps } from './turn-scope.ts';
 
@@ -76,7 +78,7 @@ async function* decidePending(t: TurnScope): AsyncGenerator<LiveEvent, Decided> 
   const paused = unresumed.length > 0 ? readAhead(deps.agent.pendingApprovals(conversationId)) : undefined;
   if (pending) {
     const decided = await t.commit(async (tx) => {
-      const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, grant: input.grant, origin: input.origin, outbox: deps.approvalOutbox };
+      const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, grant: input.grant, origin: input.origin, outbox: deps.approvalOutbox, edit: editFor(t, input.editedArgs) };
       ({ resolved, progress } = await decideApprovals(tx, turn, pendingApprovals));
       for (const p of progress) await t.transcript.approvalProgress(p, tx);
       for (const r of resolved) await t.transcript.approvalResolved(r.approvalId, r.result, r.reason, tx);
@@ -159,6 +161,13 @@ function recordApprovalWaits(t: TurnScope, resolved: ResolvedApproval[]): void {
       requestedAt: approval.createdAt, decidedAt: approval.resolvedAt ?? t.deps.now(), outcome: approval.status, reason, parent: approval.traceParent, decidedIn: t.span,
     });
   }
+}
+
+/** A confirm's edited arguments with their check, run as the requester the turn runs as (approvals/edit.ts). */
+function editFor(t: TurnScope, args: TurnInput['editedArgs']): ApprovalEdit | null {
+  if (!args) return null;
+  const userToken = t.ctx.setup?.userToken ?? t.ctx.user.token;
+  return { args, review: (tool, edited) => t.deps.agent.reviewEdit({ tool, args: edited, userToken }) };
 }
 
 /** A read started before its result is needed: its failure surfaces where it is awaited, never as unhandled. */

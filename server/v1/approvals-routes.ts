@@ -53,12 +53,12 @@ export const approvalRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
     app.post(`/approvals/:id/${decision}`, async (request) => {
       const { id } = parseWith(IdParams, request.params);
       // Only approve takes a grant ("Allow for 1 hour", issue 27); a grant on deny is an unknown field.
-      const body: { reason?: string | null; grant?: GrantRequest; passkey?: unknown } = parseWith(decision === 'approve' ? ApproveBody : DecisionBody, request.body);
+      const body: { reason?: string | null; grant?: GrantRequest; passkey?: unknown; arguments?: Record<string, unknown> } = parseWith(decision === 'approve' ? ApproveBody : DecisionBody, request.body);
       // The UI's inbox says so (issue 26: the channel on each decision); anything else is v1.
       const channel = request.headers['airlock-channel'] === 'inbox' ? 'inbox' : 'v1';
       // A step-up approval's passkey signature (issue 28; passkeys-routes.ts issued its nonce).
       const stepUp = body.passkey ? { assertion: body.passkey as StepUpAssertion, rp: requestRelyingParty(deps.publicUrl, request) } : undefined;
-      return approvalWire(await deps.approvals.decide(v1Caller(request), id, decision, body.reason ?? null, channel, undefined, body.grant ?? null, stepUp));
+      return approvalWire(await deps.approvals.decide(v1Caller(request), id, decision, body.reason ?? null, channel, undefined, body.grant ?? null, stepUp, body.arguments ?? null));
     });
   }
 };

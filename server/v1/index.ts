@@ -14,6 +14,7 @@ import { createServiceTokenVerifier, createUserTokenVerifier, keyCipherFor } fro
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import type { Engine, Ledger } from '../engine/index.ts';
+import type { AgentRuntime } from '../agent/index.ts';
 import { AirlockError } from '../errors.ts';
 import { createUserAdmission } from '../http/index.ts';
 import { createApprovalService, type ApprovalServiceDeps } from '../approvals/decisions.ts';
@@ -74,7 +75,11 @@ export function createHeadless(options: HeadlessOptions) {
   // The per-user cap of streamed runs in this process, shared with AG-UI (issue 30 item 4).
   const admission = createUserAdmission(config.chatPerUser.concurrency);
   const runs = createRunService({ pool, engine: getEngine, ledger: options.ledger, mintToken, leaseTtlS: config.leaseTtlS, admission, userQueue: config.chatPerUser.queueSize, log });
-  const approvals = createApprovalService({ pool, submit: () => (input, user) => getEngine().submit(input, user), mintToken, log });
+  let reviewEdit: AgentRuntime['reviewEdit'] | undefined;
+  const approvals = createApprovalService({
+    pool, submit: () => (input, user) => getEngine().submit(input, user), mintToken, log,
+    reviewEdit: () => reviewEdit ?? (() => Promise.reject(new AirlockError('SERVICE_UNAVAILABLE', 'The agent is starting.'))),
+  });
   const deps: V1Deps = { pool, runs, approvals, jobs: getJobs, publicUrl: config.publicUrl, ...(options.decide ? { decide: options.decide } : {}) };
   const identity = {
     pool,
@@ -108,7 +113,9 @@ export function createHeadless(options: HeadlessOptions) {
     },
     routes,
     /** Starts the job queue's workers (background runs, approval expiry) once the engine exists. */
-    async start(e: Engine): Promise<void> {
+    /** `agent`: checks an approver's edit before it is submitted (issue 27). */
+    async start(e: Engine, agent?: Pick<AgentRuntime, 'reviewEdit'>): Promise<void> {
+      if (agent) reviewEdit = (input) => agent.reviewEdit(input);
       engine = e;
       if (options.webhooks?.length) stopWebhooks = startWebhookDelivery({ pool, endpoints: options.webhooks, publicUrl: config.publicUrl, retryMs: config.approvalWebhookRetryMs, log });
       jobs = await startJobQueue({

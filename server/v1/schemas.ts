@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from 'zod';
+import { EditedArgumentsSchema } from '../../src/lib/wire/chat-metadata.ts';
 import type { ToolPolicy } from '../agent/run-tool-allowlist.ts';
 import { AirlockError } from '../errors.ts';
 import { MAX_NESTING, pathDeeperThan, pathOfNul } from '../http/validate.ts';
@@ -180,7 +181,8 @@ export const PasskeyRegistration = z.strictObject({
 /** Unknown fields are refused, never ignored: a decision must mean exactly what it says. */
 export const DecisionBody = z.strictObject({ reason: z.string().max(2000).nullish(), passkey: PasskeyAssertion.optional() });
 /** `approve` alone may also make a standing grant (issue 27: "Allow for 1 hour"); a link or a deny never does. */
-export const ApproveBody = DecisionBody.extend({ grant: GrantRequestSchema.optional() });
+/** approve: `arguments`, the arguments as the approver edited them (issue 27 item 1); a deny refuses it (400, strict). */
+export const ApproveBody = DecisionBody.extend({ grant: GrantRequestSchema.optional(), arguments: EditedArgumentsSchema.optional() });
 
 export const IdParams = z.object({ id: z.string().min(1).max(128) });
 

@@ -91,6 +91,8 @@ export function approvalWire(a: ApprovalRecord) {
     preview: a.preview,
     labels: a.labels,
     replaces: a.replaces,
+    // Issue 27 item 1: the arguments an approver's edit runs instead of tool_args; null: not edited.
+    edited_args: a.finalArgs,
     // Approve with a grant: the longest it may be and its default match (null: not grantable), and the grant made.
     grantable: a.grantOffer,
     grant_id: a.grantId,

@@ -13,7 +13,8 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { argumentLabels, type EffectPreview } from '../../operations/index.ts';
 import { approvalTermsOf, grantOffer, stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
-import { askApproval, errorMessage, policyDenial } from '../tools/define.ts';
+import { askDecision, editedRun, errorMessage, policyDenial } from '../tools/define.ts';
+import { editedResult } from '../edited-call.ts';
 import { storedBeforeEffect } from '../tools/context.ts';
 import { grantedCall } from '../tools/grant.ts';
 import type { ToolCallContext, ToolResult, ToolUser } from '../tool-source.ts';
@@ -41,6 +42,9 @@ export function mcpApprovalPrompt(server: string, tool: string, args: Args): str
   return `Run ${tool} on the MCP server "${server}"${shown.length ? ` with ${shown.join(', ')}` : ''}?`;
 }
 
+/** The tool's input schema (an empty object schema when it declares none). */
+const schemaOf = (mcpTool: Tool): Record<string, unknown> => (mcpTool.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown>;
+
 /** The tool's built-in default action (its annotations), which the policy file ranks above. */
 export function actionOf(mcpTool: Tool): ToolAction {
   return annotationAction(mcpTool.annotations);
@@ -65,20 +69,43 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps): M
   return {
     name,
     description,
-    schema: (mcpTool.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown>,
+    schema: schemaOf(mcpTool),
     defaultAction: builtin,
     async run(user: ToolUser, args: Args, call: ToolCallContext): Promise<ToolResult> {
       const { toolCallId, run: ctx } = call;
       const started = performance.now();
       let decision: PolicyDecision | undefined;
+      let runArgs: Args = args;
       const finish = async (result: McpCallOutcome, errorCode: string | null, timed: boolean) => {
         if (!deps.audit || !decision) return;
         const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
         const entry = mcpAuditEntry({
-          server, tool: mcpTool.name, name, args, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
+          server, tool: mcpTool.name, name, args: runArgs, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
           toolCallId, conversationId: ctx.conversationId, durationMs: timed ? performance.now() - started : null,
         });
         await deps.audit(entry).catch((error) => deps.warn?.('writing the MCP audit row failed', error));
+      };
+      /** Runs the call with `runArgs` (the model's, or an approver's edit), audited as such. */
+      const execute = async (): Promise<ToolResult> => {
+        // An MCP tool may change anything.
+        await storedBeforeEffect(ctx, toolCallId);
+        try {
+          // The user goes as an id, for a token minted for this server alone (identity.ts); never
+          // the user's JWT nor the service token, which work against Airlock (issue 30).
+          const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, runArgs, { userId: user.id, signal: call.signal, traceparent: call.span?.traceparent() }), deps.resultMaxChars);
+          if (rendered.isError) {
+            await finish('failed', 'TOOL_FAILURE', true);
+            return errorMessage(name, toolCallId, 'TOOL_FAILURE', rendered.modelText);
+          }
+          await finish('success', null, true);
+          // The model reads the (possibly cut) text; the card shows the whole result (events.ts).
+          return new ToolMessage({ tool_call_id: toolCallId, name, content: rendered.modelText, artifact: { output: rendered.output, truncated: rendered.truncated } });
+        } catch (error) {
+          if (isGraphInterrupt(error) || call.signal?.aborted) throw error;
+          await finish('failed', 'TOOL_FAILURE', true);
+          const reason = error instanceof Error ? error.message : String(error);
+          return errorMessage(name, toolCallId, 'TOOL_FAILURE', `The MCP server "${server}" failed: ${reason}`);
+        }
       };
       try {
         decision = ctx.policy(name, builtin, args);
@@ -103,31 +130,20 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps): M
         // Before the pause only (a resume re-runs the tool from the top): the server's own preview, if any.
         const preview = ctx.resumedCalls?.has(toolCallId) ? null : await mcpPreview(deps, args, user, call.signal);
         const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args), policy: stampOf(decision), preview, labels, grant: grantOffer(decision.rule, args), ...(terms ? { terms } : {}) };
-        const refusal = askApproval(request);
-        if (refusal) {
-          await finish('not_approved', refusal.code, false);
-          return errorMessage(name, toolCallId, refusal.code, refusal.message);
+        const answer = askDecision(request);
+        if ('refusal' in answer) {
+          await finish('not_approved', answer.refusal.code, false);
+          return errorMessage(name, toolCallId, answer.refusal.code, answer.refusal.message);
+        }
+        // Edited before approval (issue 27 item 1): these arguments run, and the model is told.
+        if (answer.approved.args) {
+          const edited = editedRun(name, schemaOf(mcpTool), answer.approved.args, ctx);
+          if ('refusal' in edited) return errorMessage(name, toolCallId, edited.refusal.code, edited.refusal.message);
+          runArgs = edited.args;
+          return editedResult(name, toolCallId, runArgs, await execute());
         }
       }
-      // An MCP tool may change anything.
-      await storedBeforeEffect(ctx, toolCallId);
-      try {
-        // The user goes as an id, for a token minted for this server alone (identity.ts); never
-        // the user's JWT nor the service token, which work against Airlock (issue 30).
-        const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, args, { userId: user.id, signal: call.signal, traceparent: call.span?.traceparent() }), deps.resultMaxChars);
-        if (rendered.isError) {
-          await finish('failed', 'TOOL_FAILURE', true);
-          return errorMessage(name, toolCallId, 'TOOL_FAILURE', rendered.modelText);
-        }
-        await finish('success', null, true);
-        // The model reads the (possibly cut) text; the card shows the whole result (events.ts).
-        return new ToolMessage({ tool_call_id: toolCallId, name, content: rendered.modelText, artifact: { output: rendered.output, truncated: rendered.truncated } });
-      } catch (error) {
-        if (isGraphInterrupt(error) || call.signal?.aborted) throw error;
-        await finish('failed', 'TOOL_FAILURE', true);
-        const reason = error instanceof Error ? error.message : String(error);
-        return errorMessage(name, toolCallId, 'TOOL_FAILURE', `The MCP server "${server}" failed: ${reason}`);
-      }
+      return execute();
     },
   };
 }

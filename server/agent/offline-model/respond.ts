@@ -3,6 +3,7 @@
  * which tools to call. Pure; the HTTP layer in routes.ts only frames the decision.
  * @module
  */
+import { readEditNote } from '../edited-call.ts';
 import { CLARIFY_MARKER, isSuperseded, renderHelp, renderQuestion, renderToolResults, renderUnavailable, type ToolResult } from './answer.ts';
 import {
   ASKS_SUMMARY, ASKS_WHAT_WENT_WRONG, MENTIONS_FILE, parseAttachments, quoteErrorLines, summarizeAttachments, withoutAttachments,
@@ -65,6 +66,9 @@ function resultsBefore(messages: ChatMessageIn[], end: number): ToolResult[] {
   const calls = messages[i - 1]?.tool_calls ?? [];
   return messages.slice(i, end).map((m) => {
     const call = calls.find((c) => c.id === m.tool_call_id);
+    // An approver's edit (issue 27): the note says which arguments really ran; the answer names those.
+    const edited = readEditNote(textOf(m));
+    if (edited) return { name: call?.function.name ?? 'tool', args: edited.args, content: edited.result };
     return { name: call?.function.name ?? 'tool', args: call ? safeJson(call.function.arguments) : {}, content: textOf(m) };
   });
 }

@@ -22,7 +22,8 @@ import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
 import { z } from 'zod';
 import { AirlockError, isAirlockError } from '../../errors.ts';
 import { argumentLabels, toolPath, toolRoute, toolSpec, type ToolName, type ToolSpec } from '../../operations/index.ts';
-import { approvalTermsOf, grantOffer, stampOf, type PolicyDecision } from '../../policy/index.ts';
+import { approvalTermsOf, grantOffer, stampOf, type PolicyDecision, type PolicyStamp } from '../../policy/index.ts';
+import { checkArguments, editedResult } from '../edited-call.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
 import { claimString, tokenClaims } from '../token-claims.ts';
 import { callBackend, type BackendRequest } from './backend.ts';
@@ -116,6 +117,19 @@ export function policyDenial(tool: string, decision: PolicyDecision): { code: 'F
   return { code: 'FORBIDDEN', message: `Not done: the tool policy does not allow ${tool} (${decision.scope}).` };
 }
 
+/**
+ * The arguments an approver's edit runs with, checked again at execution (the decision step
+ * checked them as the requester; the policy may have changed since): the tool's schema, and the
+ * policy's decision for the edited call, which must not deny it. A refusal runs nothing.
+ */
+export function editedRun(tool: string, schema: object, edited: Record<string, unknown>, ctx: ToolContext): { args: Record<string, unknown>; policy: PolicyStamp } | { refusal: { code: string; message: string } } {
+  const checked = checkArguments(schema, edited);
+  if (!checked.ok) return { refusal: { code: 'VALIDATION_ERROR', message: `Not done: the edited arguments of ${tool} do not fit it (${checked.fields.map((f) => `${f.path}: ${f.message}`).join('; ')}).` } };
+  const decision = ctx.policy(tool, undefined, checked.args);
+  if (decision.action === 'deny') return { refusal: policyDenial(tool, decision) };
+  return { args: checked.args, policy: stampOf(decision) };
+}
+
 /** A built-in tool: what the model reads, and how one call runs (tools/source.ts serves them). */
 export interface BackendTool<S extends z.ZodObject = z.ZodObject> {
   name: ToolName;
@@ -189,11 +203,17 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
         const answer = askDecision(request);
         if ('refusal' in answer) return errorMessage(spec.name, toolCallId, answer.refusal.code, answer.refusal.message);
+        // Edited before approval (issue 27 item 1): the approved arguments run, checked once more
+        // against the schema and the policy, and the model is told (edited-call.ts).
+        const edited = answer.approved.args ? editedRun(spec.name, spec.schema, answer.approved.args, ctx) : null;
+        if (edited && 'refusal' in edited) return errorMessage(spec.name, toolCallId, edited.refusal.code, edited.refusal.message);
+        const runArgs = (edited?.args ?? args) as z.infer<S>;
         await storedBeforeEffect(ctx, toolCallId);
         try {
-          return JSON.stringify(await callBackend(ctx, backendRequest(args), { ...meta, policy, ifMatch: answer.approved.state_hash }));
+          const result = JSON.stringify(await callBackend(ctx, backendRequest(runArgs), { ...meta, policy: edited?.policy ?? policy, ifMatch: answer.approved.state_hash }));
+          return edited ? editedResult(spec.name, toolCallId, edited.args, result) : result;
         } catch (error) {
-          if (!isStateChanged(error) || round >= MAX_STATE_CHANGES) return fail(error);
+          if (!isStateChanged(error) || round >= MAX_STATE_CHANGES) return edited ? editedResult(spec.name, toolCallId, edited.args, fail(error)) : fail(error);
         }
         // The state changed since the approver's preview (412): nothing ran. Ask again, for the same
         // call, with a fresh preview (a second interrupt of this task: LangGraph gives it its own id).

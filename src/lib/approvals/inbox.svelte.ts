@@ -132,9 +132,9 @@ export class ApprovalInbox {
    * A step-up approval (issue 28) is signed with the user's passkey first: the WebAuthn ceremony
    * (passkey.ts, loaded only then) over the challenge the server issues for it.
    */
-  async decide(id: string, decision: 'approve' | 'deny', reason: string, stepUp = false): Promise<InboxApproval> {
+  async decide(id: string, decision: 'approve' | 'deny', reason: string, stepUp = false, args?: Record<string, unknown>): Promise<InboxApproval> {
     const passkey = stepUp && decision === 'approve' ? await (await import('./passkey.ts')).signApproval((m, p, b) => this.call(m, p, b), id) : undefined;
-    const body = { ...(reason.trim() ? { reason: reason.trim() } : {}), ...(passkey ? { passkey } : {}) };
+    const body = { ...(reason.trim() ? { reason: reason.trim() } : {}), ...(passkey ? { passkey } : {}), ...(args && decision === 'approve' ? { arguments: args } : {}) };
     const updated = await this.call<InboxApproval>('POST', `${API}/${encodeURIComponent(id)}/${decision}`, body);
     // Shown at once; the stream's next list agrees.
     this.pending = updated.status === 'pending' ? this.pending.map((a) => (a.id === id ? updated : a)) : this.pending.filter((a) => a.id !== id);

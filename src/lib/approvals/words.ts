@@ -26,6 +26,10 @@ export interface InboxApproval {
   decisions: Array<{ user: string; decision: 'approve' | 'deny'; decided_at: string; channel: string }>;
   /** Approving needs the approver's passkey (issue 28 step-up). */
   step_up?: 'passkey' | null;
+  /** Human labels of the arguments (issue 27). */
+  labels?: Record<string, string>;
+  /** The arguments an approver's edit runs instead of tool_args (issue 27 item 1); null: not edited. */
+  edited_args?: Record<string, unknown> | null;
 }
 
 const PREFIX = /^\(\d+\) /;

@@ -355,8 +355,8 @@ export class ChatState {
   }
 
   /** Confirm; with `grant`, also allow matching calls for `ttl_s` seconds ("Allow for 1 hour"). */
-  confirm(approvalId: string, grant?: { ttl_s: number }): void {
-    this.#decide(approvalId, 'confirm', grant ? { grant } : {});
+  confirm(approvalId: string, grant?: { ttl_s: number }, args?: Record<string, unknown>): void {
+    this.#decide(approvalId, 'confirm', { ...(grant ? { grant } : {}), ...(args ? { arguments: args } : {}) });
   }
   /** Deny; `reason` (optional) is told to the model. */
   deny(approvalId: string, reason?: string): void {
@@ -422,7 +422,7 @@ export class ChatState {
     this.#dispatch({ type: 'tick', now });
   }
 
-  #decide(approvalId: string, action: 'confirm' | 'deny', extras: Pick<SubmitInput, 'grant' | 'reason'>): void {
+  #decide(approvalId: string, action: 'confirm' | 'deny', extras: Pick<SubmitInput, 'grant' | 'reason' | 'arguments'>): void {
     const card = this.#view.items.find((i) => i.id === approvalId);
     if (!card || card.kind !== 'approval' || card.status !== 'pending' || card.deciding || this.busy) return;
     const id = this.#conversationId;

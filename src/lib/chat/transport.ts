@@ -18,6 +18,8 @@ export interface SubmitInput {
   grant?: { ttl_s: number };
   /** A deny's reason, which the model is told: the /chat `text` parameter with action deny. */
   reason?: string;
+  /** A confirm's arguments as the approver edited them (issue 27 item 1): the /chat `arguments` parameter. */
+  arguments?: Record<string, unknown>;
 }
 
 /** What one run yields: the gateway's messages, then at most one failure. */
@@ -103,6 +105,7 @@ export const connectGradio: ConnectTransport = async (token) => {
           action: input.action,
           approval_id: input.approvalId ?? null,
           ...(input.grant ? { grant: input.grant } : {}),
+          ...(input.arguments ? { arguments: input.arguments } : {}),
           ...(input.reason ? { text: input.reason } : {}),
         });
         let reported = false;

@@ -45,6 +45,16 @@ export const APPROVAL_REASONS = ['user_confirmed', 'user_denied', 'approval_time
 /** An effect's preview (issue 27): the effect in words, optional facts, and the hash of the state it read. */
 export const EffectPreviewSchema = z.strictObject({ summary: z.string(), details: z.record(z.string(), z.unknown()).optional(), state_hash: z.string() });
 
+/**
+ * An approver's edit of the arguments before approving (issue 27 item 1): the model's proposal,
+ * what runs instead, and the RFC 6902 JSON Patch from one to the other.
+ */
+export const ArgumentsEditSchema = z.strictObject({
+  original_args: z.record(z.string(), z.unknown()),
+  args: z.record(z.string(), z.unknown()),
+  patch: z.array(z.strictObject({ op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']), path: z.string(), value: z.unknown().optional(), from: z.string().optional() })),
+});
+
 /** Human labels of a tool's arguments, `{argument: label}` (issue 27). */
 export const ArgumentLabelsSchema = z.record(z.string(), z.string());
 
@@ -155,6 +165,8 @@ function metadataUnion<W extends z.ZodRawShape, G extends z.ZodRawShape>(wire: W
       result: z.enum(['confirmed', 'denied', 'expired']),
       approval_id: z.string(),
       reason: z.enum(APPROVAL_REASONS).optional(),
+      /** Confirmed with the arguments edited (issue 27 item 1): the call ran `edited.args`. */
+      edited: ArgumentsEditSchema.optional(),
       ...wire,
     }),
     /**
@@ -186,6 +198,7 @@ export type PolicyStamp = z.infer<typeof PolicyStampSchema>;
 export type ApprovalReason = (typeof APPROVAL_REASONS)[number];
 export type EffectPreview = z.infer<typeof EffectPreviewSchema>;
 export type ArgumentLabels = z.infer<typeof ArgumentLabelsSchema>;
+export type ArgumentsEdit = z.infer<typeof ArgumentsEditSchema>;
 export type Replaces = z.infer<typeof ReplacesSchema>;
 export type ChatMetadata = z.infer<typeof ChatMetadataSchema>;
 export type WireMetadata = z.infer<typeof WireMetadataSchema>;

@@ -6,7 +6,7 @@
  * (all of it when replayed from the ledger), so nothing doubles. Pure.
  * @module
  */
-import type { ApprovalReason, ArgumentLabels, ChatMessage, ChatMetadata, EffectPreview, FileRef, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
+import type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, ChatMetadata, EffectPreview, FileRef, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
 import { ERROR_CODES, toErrorCode } from './errors.ts';
 
 /**
@@ -44,7 +44,7 @@ export type ProjectedEvent =
     }
   /** One approver of several approved (issue 26): the approval stays pending. */
   | { kind: 'approval.approved'; payload: { approval_id: string; by: string; approved_count: number; approvals_required: number } }
-  | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason } }
+  | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason; edited?: ArgumentsEdit & { original_action_hash?: string | null; action_hash?: string } } }
   | { kind: 'run.finished'; payload: { status: string; error_code: string | null; error_detail?: string } };
 
 export class ChatProjection {
@@ -115,7 +115,8 @@ export class ChatProjection {
       }
       case 'approval.resolved': {
         const p = event.payload;
-        return [{ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(p.reason ? { reason: p.reason } : {}) }];
+        const edited = p.edited ? { original_args: p.edited.original_args, args: p.edited.args, patch: p.edited.patch } : undefined;
+        return [{ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(p.reason ? { reason: p.reason } : {}), ...(edited ? { edited } : {}) }];
       }
       case 'run.finished': {
         const p = event.payload;

@@ -13,7 +13,7 @@ const approval = (over: Partial<WireApproval> = {}): WireApproval => ({
   approval_request_id: 'a1', id: 'a1', status: 'pending', approved: false, expired: false, timeout_seconds: 300, created_at: '2026-12-05T00:00:00.000Z',
   expires_at: '2026-12-05T00:05:00.000Z', resolved_at: null, resolution_reason: null, policy_scope: 'tool:deploy_service', policy_action: 'require_approval',
   policy_matched: true, requested_by: 'demo:admin', resolved_by: null, tool_name: 'deploy_service', tool_args: { service: 'web', version: '1.2.3', environment: 'production' },
-  content: 'Deploy web 1.2.3 to production?', run_id: null, session_id: 'c1', approvals_required: 2, approved_by: ['admin2'],
+  content: 'Deploy web 1.2.3 to production?', run_id: null, session_id: 'c1', approvals_required: 2, approved_by: ['admin2'], edited_args: null,
   decisions: [{ user: 'admin2', decision: 'approve', decided_at: '2026-12-05T00:01:00.000Z', channel: 'inbox' }], preview: null, labels: {}, replaces: null, grantable: null, grant_id: null, step_up: null, action_hash: null, ...over,
 });
 const event = (over: Partial<WireApproval> = {}) => ({ id: 'e1', type: 'approval.requested' as const, createdAt: new Date('2026-12-05T00:00:01Z'), approval: approval(over) });

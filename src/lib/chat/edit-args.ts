@@ -1,0 +1,54 @@
+/**
+ * Edit, then approve (issue 27 item 1), the card's side: the paused call's arguments as fields a
+ * person can change, and the fields read back into the arguments object the confirm sends. Each
+ * field keeps its argument's JSON type (a number stays a number); anything that is not a string,
+ * number or boolean is edited as JSON. The server checks the result against the tool's schema;
+ * this only refuses what cannot be read (a number field that is no number, JSON that does not parse).
+ * Pure.
+ * @module
+ */
+import { labeledArgs } from './approval-view.ts';
+
+export type EditKind = 'string' | 'number' | 'boolean' | 'json';
+
+export interface EditField {
+  key: string;
+  label: string;
+  kind: EditKind;
+  /** What the input shows (and holds while it is edited). */
+  text: string;
+}
+
+const kindOf = (value: unknown): EditKind => (typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'json');
+
+/** The fields of a call's arguments, under their human labels, in the card's order. */
+export function editFields(input: unknown, labels: Record<string, string> = {}): EditField[] {
+  return labeledArgs(input, labels).map(({ key, label, value }) => {
+    const kind = kindOf(value);
+    return { key, label, kind, text: kind === 'string' ? (value as string) : JSON.stringify(value) };
+  });
+}
+
+export type ReadArgs = { ok: true; args: Record<string, unknown> } | { ok: false; errors: Record<string, string> };
+
+/** The fields read back into arguments; per field, why it cannot be read. */
+export function readFields(fields: readonly EditField[]): ReadArgs {
+  const args: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const f of fields) {
+    if (f.kind === 'string') args[f.key] = f.text;
+    else if (f.kind === 'boolean') args[f.key] = f.text === 'true';
+    else if (f.kind === 'number') {
+      const n = Number(f.text);
+      if (f.text.trim() === '' || !Number.isFinite(n)) errors[f.key] = 'a number, please';
+      else args[f.key] = n;
+    } else {
+      try {
+        args[f.key] = JSON.parse(f.text);
+      } catch {
+        errors[f.key] = 'not valid JSON';
+      }
+    }
+  }
+  return Object.keys(errors).length ? { ok: false, errors } : { ok: true, args };
+}

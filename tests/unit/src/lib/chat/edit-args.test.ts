@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { editFields, readFields } from '../../../../../src/lib/chat/edit-args.ts';
+
+describe('edit-args: the card\'s fields of a paused call', () => {
+  it('one field per argument, under its label, keeping its JSON type', () => {
+    const fields = editFields({ service: 'checkout-api', replicas: 3, force: false, tags: ['a'] }, { service: 'Service' });
+    expect(fields).toEqual([
+      { key: 'service', label: 'Service', kind: 'string', text: 'checkout-api' },
+      { key: 'replicas', label: 'replicas', kind: 'number', text: '3' },
+      { key: 'force', label: 'force', kind: 'boolean', text: 'false' },
+      { key: 'tags', label: 'tags', kind: 'json', text: '["a"]' },
+    ]);
+  });
+
+  it('reads the fields back: unchanged fields give the same arguments, edits their new values', () => {
+    const input = { service: 'checkout-api', version: '2.4.0', replicas: 3, force: false, tags: ['a'] };
+    const fields = editFields(input);
+    expect(readFields(fields)).toEqual({ ok: true, args: input });
+    fields[1].text = '2.4.1';
+    fields[2].text = '5';
+    fields[3].text = 'true';
+    expect(readFields(fields)).toEqual({ ok: true, args: { ...input, version: '2.4.1', replicas: 5, force: true } });
+  });
+
+  it('refuses, per field, a number that is none and JSON that does not parse', () => {
+    const fields = editFields({ replicas: 3, tags: ['a'] });
+    fields[0].text = 'three';
+    fields[1].text = '[a';
+    expect(readFields(fields)).toEqual({ ok: false, errors: { replicas: 'a number, please', tags: 'not valid JSON' } });
+  });
+});
