@@ -343,10 +343,12 @@ export class ChatState {
     }
   }
 
-  /** Sends a message; creates the conversation first when there is none. */
-  async send(text: string, files: FileRef[] = []): Promise<boolean> {
-    // Sent while this tab's answer runs: it waits for its turn (never a decision, never a denial).
-    if (this.busy && this.#owns && this.#conversationId && (text.trim() || files.length > 0)) {
+  /**
+   * Sends a message; creates the conversation first when there is none. Sent while an answer runs
+   * (this tab's, or `queue`: another tab's), it waits for its turn (never a decision, never a denial).
+   */
+  async send(text: string, files: FileRef[] = [], options: { queue?: boolean } = {}): Promise<boolean> {
+    if ((this.busy || options.queue) && this.#conversationId && (text.trim() || files.length > 0)) {
       this.queued.add({ text, files, conversationId: this.#conversationId, action: null });
       return true;
     }
