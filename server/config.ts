@@ -94,6 +94,8 @@ const EnvSchema = z.object({
    * model, so this is sized for streams, not cores: 2 cores carried 400+ paced streams (bench/capacity). */
   CHAT_CONCURRENCY: z.coerce.number().int().positive().default(512),
   CHAT_USER_QUEUE: z.coerce.number().int().positive().default(16),
+  /** Messages one conversation may have waiting while its agent runs (issue 24 item 4); beyond, CONVERSATION_BUSY. 0: none queue. */
+  MAX_QUEUED_INPUTS: z.coerce.number().int().min(0).max(100).default(5),
   /** Bytes of one curl call-API event (each repeats the whole answer); past it the stream ends with PAYLOAD_TOO_LARGE. */
   CALL_STREAM_MAX_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
   BODY_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -159,6 +161,8 @@ export interface Config {
   /** /chat files given by URL (issue 24 item 2). */
   fileUrls: { fetch: boolean; maxBytes: number; timeoutMs: number; allowCidrs: string[] };
   chatPerUser: { concurrency: number; queueSize: number };
+  /** MAX_QUEUED_INPUTS: messages a conversation may have waiting for their turn. */
+  maxQueuedInputs: number;
   /** /chat events running at once per process. */
   chatConcurrency: number;
   /** CALL_STREAM_MAX_BYTES: one curl call-API event's cap (issue 30 finding 12). */
@@ -234,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     fileUrls: { fetch: e.FILE_URL_FETCH, maxBytes: e.FILE_URL_MAX_BYTES ?? e.UPLOAD_MAX_BYTES, timeoutMs: e.FILE_URL_TIMEOUT_MS, allowCidrs: fileUrlAllow },
     chatPerUser: { concurrency: e.CHAT_USER_CONCURRENCY, queueSize: e.CHAT_USER_QUEUE },
+    maxQueuedInputs: e.MAX_QUEUED_INPUTS,
     chatConcurrency: e.CHAT_CONCURRENCY,
     callStreamMaxBytes: e.CALL_STREAM_MAX_BYTES,
     bodyMaxBytes: e.BODY_MAX_BYTES,

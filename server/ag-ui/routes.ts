@@ -96,7 +96,8 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     let run: TurnHandle | undefined;
     try {
       for (const [i, turn] of turns.entries()) {
-        run = await engine.submit(turn, user);
+        // A message sent while the thread's agent runs waits for its turn (issue 24).
+        run = await engine.submit(turn, user, { queue: true });
         if (i < turns.length - 1) {
           const failed = await settle(run);
           if (failed) {
@@ -111,7 +112,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRoutesOptions> = async (app, opt
     }
     const last = run!;
     last.finished().then(release, release);
-    return stream(reply, runFrames(options, view(last.runId, answering), last.events(), last.conversationId));
+    return stream(reply, runFrames(options, view(last.runId, answering), last.events(), last.conversationId, last.queued));
   });
 
   /** Writes frames as SSE until the run's end, the client's departure or the server's close. */

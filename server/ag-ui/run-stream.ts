@@ -32,9 +32,14 @@ async function project(deps: StreamDeps, view: AgUiProjection, event: LiveEvent,
   return view.apply(event);
 }
 
-/** RUN_STARTED, then the run's events from its start to its end. */
-export async function* runFrames(deps: StreamDeps, view: AgUiProjection, events: AsyncIterable<LiveEvent>, conversationId: string): AsyncGenerator<Frame> {
+/**
+ * RUN_STARTED, then the run's events from its start to its end. A run queued behind the thread's
+ * running answer (issue 24) says so first, as the CUSTOM event `queued` ({type, position,
+ * request_id}); its events follow when its turn starts.
+ */
+export async function* runFrames(deps: StreamDeps, view: AgUiProjection, events: AsyncIterable<LiveEvent>, conversationId: string, queued?: { position: number; requestId: string }): AsyncGenerator<Frame> {
   yield view.runStarted();
+  if (queued) yield { event: { type: EventType.CUSTOM, name: 'queued', value: { type: 'queued', position: queued.position, request_id: queued.requestId } } };
   for await (const event of events) yield* await project(deps, view, event, conversationId);
 }
 

@@ -61,7 +61,8 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
       if (sessions && !input.conversationId && !asksNewConversation(request.data, request.eventData)) {
         input.conversationId = await sessions.last(userId, session, input.requestId);
       }
-      run = await engine.submit(input, { userId, token: request.identity.token });
+      // Sent while the agent runs: queued behind it (issue 24), the call stays open for its turn.
+      run = await engine.submit(input, { userId, token: request.identity.token }, { queue: true });
       // Best effort: the turn runs either way; a session that could not be recorded starts anew.
       if (sessions) await sessions.remember(userId, session, run.conversationId).catch(() => {});
     } catch (error) {
@@ -79,6 +80,8 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
     // its run.finished, so they are held until the next event (at once) to know which is last.
     let held: ChatMetadata[] = [];
     try {
+      // Queued behind the running answer (issue 24): said first; its own turn streams when it starts.
+      if (run.queued) yield emit({ type: 'queued', position: run.queued.position, request_id: run.queued.requestId });
       for await (const event of run.events()) {
         const shown = view.apply(event, run.conversationId);
         if (event.kind === 'run.finished') {

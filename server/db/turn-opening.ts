@@ -50,10 +50,18 @@ export async function openNewConversationTurn(
   return { conversationId: row.new_conversation_id, run: row.id ? toRun(row as RunRow) : null };
 }
 
+/**
+ * Messages queued in a conversation go first (issue 24 item 4): a new turn takes its lease only
+ * when none waits, or when a run paused for approval holds it (a new message supersedes the
+ * pause, and decisions answer it; the queue waits for the decision's resume).
+ */
+const QUEUE_EMPTY_OR_PAUSED = `(NOT EXISTS (SELECT 1 FROM queued_inputs qi WHERE qi.conversation_id = c.id)
+           OR EXISTS (SELECT 1 FROM conversation_leases pl WHERE pl.conversation_id = c.id AND pl.state = 'awaiting_confirmation' AND pl.expires_at > now()))`;
+
 export interface OpenedExistingTurn {
   /** False when the conversation does not exist or is not the user's (nothing was written). */
   found: boolean;
-  /** False when another run streams in it (nothing was written). */
+  /** False when another run streams in it, or messages queued in it wait (nothing was written). */
   leased: boolean;
   /** Null when not leased, or when the user already has a run with this request id here (a concurrent retry won). */
   run: Run | null;
@@ -70,6 +78,7 @@ export async function openExistingConversationTurn(
      l AS (
        INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at, owner)
        SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7), $6 FROM c
+        WHERE ${QUEUE_EMPTY_OR_PAUSED}
        ${takeLeaseOnConflict('true')}
        RETURNING conversation_id),
      r AS (${insertRunFromLease(false)})

@@ -6,7 +6,9 @@
  *   submit -> input ok? -> request_id known? (replay | CONFLICT)                          submit
  *     -> conversation + lease + run row (one statement) -> link (prepareTurn)          turn-open.ts
  *     -> runTurn in the background -> TurnHub (live) + ledger (durable)                 local-turns.ts
- *   recovery of orphaned runs, every SWEEP_S                                           startRecovery
+ *     busy (a run streams, or messages wait) and a chat message -> queued             turn-queue.ts
+ *   a turn ends here -> the conversation's next queued message starts                turn-queue.ts
+ *   recovery of orphaned runs, then of queues they left waiting, every SWEEP_S         startRecovery
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -14,13 +16,15 @@ import { hostname } from 'node:os';
 import type { AgentRuntime } from '../agent/index.ts';
 import { precheckDecision } from '../approvals/steps.ts';
 import type { Pool } from '../db/index.ts';
-import { findRunByRequest } from '../db/runs.ts';
-import { AirlockError } from '../errors.ts';
+import { findQueuedInput, type QueuedInput } from '../db/queued-inputs.ts';
+import { findRunByRequest, type Run } from '../db/runs.ts';
+import { AirlockError, isAirlockError } from '../errors.ts';
 import { processMetrics, type Metrics } from '../metrics/index.ts';
 import type { Ledger } from './ledger.ts';
 import { LocalTurns, type TurnHandle } from './local-turns.ts';
 import { recoverOrphanedRuns } from './recovery.ts';
 import type { TurnHub } from './turn-hub.ts';
+import { TurnQueue, type QueueSettings } from './turn-queue.ts';
 import { checkTurnInput, requestHash } from './submit-acceptance.ts';
 import { createTurnOpener, type PrepareTurn, type TurnOpener } from './turn-open.ts';
 import type { TurnDeps } from './turn.ts';
@@ -57,13 +61,25 @@ export interface EngineOptions {
    * refuses the turn (its run row is settled failed, the conversation freed).
    */
   prepareTurn?: PrepareTurn;
+  /** Queued input (turn-queue.ts, issue 24): absent, a message to a busy conversation is CONVERSATION_BUSY. */
+  queue?: QueueSettings;
+}
+
+export interface SubmitOptions {
+  /**
+   * A message to a conversation whose agent runs (not paused) waits for its turn instead of
+   * CONVERSATION_BUSY (the chat transports; a background job retries on its own).
+   */
+  queue?: boolean;
 }
 
 export interface Engine {
   /** This process, as the owner of its runs. */
   owner: string;
   /** Starts a turn, or finds the run of an earlier submit with the same request_id. */
-  submit(rawInput: TurnInput, user: TurnUser): Promise<TurnHandle>;
+  submit(rawInput: TurnInput, user: TurnUser, options?: SubmitOptions): Promise<TurnHandle>;
+  /** Removes the user's queued message (DELETE …/queue/{request_id}); false when none waits under that id. */
+  removeQueued(userId: string, conversationId: string, requestId: string): Promise<boolean>;
   /**
    * Stop for a conversation's running answer, whoever follows it (issue 30: a page reloaded
    * while its answer ran has no submission left to cancel). False when no run of it is here.
@@ -101,17 +117,34 @@ export function createEngine(options: EngineOptions): Engine {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
   const deps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, approvalOutbox: options.approvalOutbox, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened };
-  const local = new LocalTurns({ pool, ledger, owner, leaseTtlS: options.leaseTtlS, metrics: options.metrics ?? processMetrics(), log: options.log, deps });
+  let queue: TurnQueue | undefined;
+  const local = new LocalTurns({ pool, ledger, owner, leaseTtlS: options.leaseTtlS, metrics: options.metrics ?? processMetrics(), log: options.log, deps, onEnded: (id) => void queue?.startNext(id) });
   const opener = createTurnOpener({ pool, owner, leaseTtlS: options.leaseTtlS, prepareTurn: options.prepareTurn, handle: (run, replayed) => local.handle(run, replayed) });
+  if (options.queue) {
+    queue = new TurnQueue({
+      ...options.queue,
+      pool,
+      ledger,
+      owner,
+      leaseTtlS: options.leaseTtlS,
+      log: options.log,
+      closing: () => local.closing,
+      link: opener.link,
+      start: (run, user, input, opened) => local.start(run, user, input, { lease: opened.lease, fresh: false, setup: opened.setup }, performance.now()),
+      handle: (run, replayed) => local.handle(run, replayed),
+      stop: (runId) => local.stop(runId),
+    });
+  }
   return {
     owner,
-    submit: (rawInput, user) => submit({ pool, files: options.files, opener, local, now }, rawInput, user),
+    submit: (rawInput, user, submitOptions) => submit({ pool, files: options.files, opener, local, now, queue: submitOptions?.queue ? queue : undefined }, rawInput, user),
+    removeQueued: async (userId, conversationId, requestId) => (queue ? queue.remove(userId, conversationId, requestId) : false),
     cancelConversation(conversationId) {
       const hub = local.live(conversationId);
       return hub !== undefined && local.stop(hub.runId);
     },
     liveRun: (conversationId) => local.live(conversationId),
-    startRecovery: () => startRecovery(options),
+    startRecovery: () => startRecovery(options, queue),
     closing() {
       local.closing = true;
     },
@@ -125,15 +158,16 @@ export function createEngine(options: EngineOptions): Engine {
  * A submit: input ok? -> request_id known? (replay | CONFLICT) -> conversation + lease + run row
  * (turn-open.ts) -> the turn runs in the background (local-turns.ts).
  */
-async function submit(env: { pool: Pool; files: FileStorage; opener: TurnOpener; local: LocalTurns; now: () => Date }, rawInput: TurnInput, user: TurnUser): Promise<TurnHandle> {
+async function submit(env: { pool: Pool; files: FileStorage; opener: TurnOpener; local: LocalTurns; now: () => Date; queue?: TurnQueue }, rawInput: TurnInput, user: TurnUser): Promise<TurnHandle> {
   const submittedAt = performance.now();
   const storedPaths = await checkTurnInput(rawInput, env.files, user.userId);
   const input = { ...rawInput, requestId: rawInput.requestId ?? randomUUID() };
   const hash = requestHash(input);
-  // Before the lease: a retry of a running turn must find it, never CONVERSATION_BUSY. (A key
-  // we generated cannot have been used.)
-  const existing = rawInput.requestId ? await findRunByRequest(env.pool, { userId: user.userId, requestId: input.requestId, conversationId: input.conversationId }) : null;
-  if (existing) return env.opener.replay(existing, hash);
+  // Before the lease: a retry of a running (or queued) turn must find it, never CONVERSATION_BUSY.
+  // (A key we generated cannot have been used.)
+  const earlier = rawInput.requestId ? await findRequest(env.pool, user.userId, input) : null;
+  if (earlier?.run) return env.opener.replay(earlier.run, hash);
+  if (earlier?.queued && env.queue) return env.queue.replay(earlier.queued, hash);
 
   if (!input.conversationId && input.action) throw new AirlockError('APPROVAL_NOT_FOUND');
   // A decision that will be refused is refused now, before any run (issue 26): the same check as
@@ -143,21 +177,40 @@ async function submit(env: { pool: Pool; files: FileStorage; opener: TurnOpener;
   }
   const runId = randomUUID();
   const fresh = !input.conversationId;
-  const opened = await env.opener.open(runId, input.conversationId, user, input, hash);
+  let opened;
+  try {
+    opened = await env.opener.open(runId, input.conversationId, user, input, hash);
+  } catch (error) {
+    // Busy (a run streams, or messages wait): a chat message queues behind them (a decision never does).
+    if (!env.queue || input.action || !input.conversationId || !isAirlockError(error) || error.code !== 'CONVERSATION_BUSY') throw error;
+    const queued = await env.queue.enqueue(runId, user, { ...input, conversationId: input.conversationId }, storedPaths, hash);
+    return queued ?? submit(env, rawInput, user); // its request id was taken meanwhile: replay that
+  }
   if ('replayed' in opened) return opened.replayed;
   const { run, lease, setup, unresumed } = opened;
   env.local.start(run, user, { ...input, storedPaths }, { lease, fresh, setup, unresumed }, submittedAt);
   return env.local.handle(run, false);
 }
 
-/** Recovery of orphaned runs, now and every SWEEP_S (Engine.startRecovery). */
-function startRecovery(options: EngineOptions): { ready: Promise<string[]>; stop(): void } {
+/** The run, or the queued message, of an earlier submit with this request id (looked up together: one round trip). */
+async function findRequest(pool: Pool, userId: string, input: TurnInput & { requestId: string }): Promise<{ run: Run | null; queued: QueuedInput | null }> {
+  const { conversationId, requestId } = input;
+  const [run, queued] = await Promise.all([
+    findRunByRequest(pool, { userId, requestId, conversationId }),
+    conversationId ? findQueuedInput(pool, { userId, conversationId, requestId }) : null,
+  ]);
+  return { run, queued };
+}
+
+/** Recovery of orphaned runs, then of queues left waiting by them, now and every SWEEP_S (Engine.startRecovery). */
+function startRecovery(options: EngineOptions, queue?: TurnQueue): { ready: Promise<string[]>; stop(): void } {
   // This process's own runs whose end waits for the database (pendingWrites) are written first:
   // after a long outage their leases have lapsed, and recovery would settle them as orphans with
   // an empty answer, the kept one then dropped as "settled elsewhere" (issue 30).
   const sweep = () =>
     Promise.resolve(options.pendingWrites?.flush?.())
       .then(() => recoverOrphanedRuns(options.pool, options.ledger))
+      .then(async (finished) => (await queue?.sweep(), finished))
       .catch((err) => (options.log.error({ err }, 'run recovery failed'), []));
   const timer = setInterval(sweep, Math.min(SWEEP_S, options.leaseTtlS) * 1000);
   timer.unref();

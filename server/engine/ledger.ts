@@ -29,6 +29,11 @@ export interface Ledger {
   head(conversationId: string): Promise<number>;
   /** Wakes `listener` on commits to the conversation (`ANY_CONVERSATION`: to every one); returns the unsubscribe. */
   subscribe(conversationId: string, listener: CommitListener): () => void;
+  /**
+   * Wakes the conversation's subscribers in every process without a commit (seq 0: re-read from
+   * your cursor): a change kept beside the ledger, such as a queued message removed (issue 24).
+   */
+  wake(conversationId: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -29,6 +29,11 @@ export interface TurnHandle {
   conversationId: string;
   /** True when the submit found an earlier run with its request_id. */
   replayed: boolean;
+  /**
+   * Set when the submit was queued behind the running answer (turn-queue.ts): its place in the
+   * queue (1: next) and the request id that removes it. events() then waits for its turn and follows it.
+   */
+  queued?: { position: number; requestId: string };
   /** The run's events from its start: committed, then live partials and commits, to run.finished. */
   events(): AsyncIterableIterator<LiveEvent>;
   /** Stop (the explicit user action). A no-op when the run is not running in this process. */
@@ -50,6 +55,8 @@ export interface LocalRunsOptions {
   leaseTtlS: number;
   metrics: Metrics;
   log: TurnDeps['log'];
+  /** Told after a turn of this process ended (the conversation may start its next queued message). */
+  onEnded?: (conversationId: string) => void;
   /** The turns' dependencies (onApprovalsResolved is added here: the approval-wait metric). */
   deps: Omit<TurnDeps, 'onApprovalsResolved'>;
 }
@@ -104,6 +111,7 @@ export class LocalTurns {
         hub.end(failure);
         this.#runs.delete(run.id);
         if (this.#liveByConversation.get(run.conversationId) === hub) this.#liveByConversation.delete(run.conversationId);
+        this.#options.onEnded?.(run.conversationId);
       }
     })();
     this.#runs.set(run.id, { hub, controller, done });

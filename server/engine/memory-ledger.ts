@@ -43,6 +43,10 @@ export class MemoryLedger implements Ledger {
     return () => set.delete(listener);
   }
 
+  async wake(conversationId: string): Promise<void> {
+    queueMicrotask(() => this.#listeners.get(conversationId)?.forEach((l) => l(0)));
+  }
+
   async close(): Promise<void> {
     this.#listeners.clear();
   }

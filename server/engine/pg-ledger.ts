@@ -77,6 +77,10 @@ export class PgLedger implements Ledger {
     };
   }
 
+  async wake(conversationId: string): Promise<void> {
+    await this.#pool.query(`SELECT pg_notify('${CHANNEL_PREFIX}' || current_schema(), $1 || ':0')`, [conversationId]);
+  }
+
   async close(): Promise<void> {
     this.#listeners.clear();
     const release = await this.#listener?.catch(() => null);

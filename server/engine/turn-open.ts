@@ -90,7 +90,10 @@ export function createTurnOpener(options: TurnOpenerOptions) {
     return conversationId ? openTurn(runId, conversationId, user, input, hash) : openFreshTurn(runId, user, input, hash);
   }
 
-  return { open, replay };
+  /** Links a turn claimed from the queue (turn-queue.ts): its lease and run row were taken with the claim. */
+  const link = (run: Run, lease: ConversationLease, user: TurnUser, input: Submitted) => linked(run, lease, user, input, false);
+
+  return { open, replay, link };
 }
 
 export type TurnOpener = ReturnType<typeof createTurnOpener>;

@@ -5,7 +5,9 @@
  * other is 400); the conversation must be the caller's (404 otherwise, as every route here). It
  * goes through the engine as a submit of that conversation, so auth, idempotency (`requestId`,
  * unique per conversation: the same one again answers the same submission, created: false; with
- * another text, 409 CONFLICT) and the busy rule are those of /chat. The message is written for the
+ * another text, 409 CONFLICT) and the busy rule are those of /chat: sent while the agent runs, it is
+ * queued (202, `queued: true, position`; issue 24), and its user.message is written when its turn
+ * starts. The message is written for the
  * next turn (`delivery: "queue"`; `guide` is written as queue, so the event says what happened)
  * and answered by the run it starts; the answer is read from the ledger (GET …/events[/stream]).
  * Unknown payload fields are allowed, as the seed allows them, and not stored.
@@ -53,7 +55,13 @@ export const edgeWriteRoutes: FastifyPluginAsync<EdgeWriteOptions> = async (app,
     const run = await options.engine.submit(
       { text: payload.text, files: [], conversationId: id, action: null, requestId, approvalId: null, delivery: 'queue' },
       user,
+      { queue: true },
     );
+    // Sent while the agent runs: the message waits for its turn (queue-routes.ts removes it).
+    if (run.queued) {
+      reply.code(202);
+      return { created: !run.replayed, requestId: run.queued.requestId, kind: 'user.message', conversation_id: id, run_id: run.runId, delivery: 'queue', queued: true, position: run.queued.position };
+    }
     const message = await userMessageOf(run);
     reply.code(run.replayed ? 200 : 201);
     return { created: !run.replayed, requestId: message.payload.request_id, seq: message.seq, kind: 'user.message', conversation_id: id, run_id: run.runId, delivery: 'queue' };

@@ -3,7 +3,8 @@
  *   GET /api/agent/conversations/:id/events?after=&limit=      a page of committed events
  *   GET /api/agent/conversations/:id/events/stream?after=      SSE, resumable by Last-Event-ID
  *   POST /api/agent/conversations/:id/events                   seed 001's edge write: user input (edge-writes.ts)
- *   POST /api/agent/conversations/:id/cancel                   Stop for the running answer, whoever follows it
+ *   GET|DELETE /api/agent/conversations/:id/queue[/:request_id]  queued input (queue-routes.ts)
+ *   POST /api/agent/conversations/:id/cancel                   Stop for the running answer (queued messages stay)
  *   GET /api/agent/v1/capabilities                             public: what this server offers
  * On close every open stream gets its remaining events, then `event: drain`.
  * @module
@@ -17,6 +18,7 @@ import { processMetrics } from '../metrics/index.ts';
 import { ownConversation, type VerifyUser } from '../http/bearer-user.ts';
 import { capabilities } from './capabilities.ts';
 import { edgeWriteRoutes } from './edge-writes.ts';
+import { queueRoutes } from './queue-routes.ts';
 import { EventStream } from './event-stream.ts';
 import { ConversationParams, EventsPageQuery, EventsStreamQuery } from './schemas.ts';
 import { resumeCursor } from '../http/sse-format.ts';
@@ -34,6 +36,7 @@ export interface EventRoutesOptions {
 export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, options) => {
   const open = new Set<{ stream: EventStream; done: Promise<void> }>();
   await app.register(edgeWriteRoutes, options);
+  await app.register(queueRoutes, options);
 
   app.addHook('preClose', async () => {
     for (const s of open) s.stream.drain(options.drainRetryAfterMs);

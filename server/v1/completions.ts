@@ -138,6 +138,9 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
       write(sseFrame({ event: event.type, data }));
     };
     send(first);
+    // Queued behind the session's running answer (issue 24): said once, unnumbered (the replay has
+    // no such event); the run's own events follow when its turn starts.
+    if (handle.queued) write(sseFrame({ event: 'queued', data: { type: 'queued', position: handle.queued.position, run_id: run.id, session_id: sessionId } }));
     let gone = false;
     res.on('close', () => void (gone = true));
     const heartbeat = setInterval(() => {

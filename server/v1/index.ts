@@ -106,6 +106,8 @@ export function createHeadless(options: HeadlessOptions) {
     /** EngineOptions: link turns to runs (with the stored policy) and schedule approval expiry. */
     engineHooks: {
       prepareTurn: runs.prepareTurn,
+      // Queued input (issue 24): a queued message's turn acts with a token minted when it starts.
+      queue: config.maxQueuedInputs > 0 ? { max: config.maxQueuedInputs, mintUserToken: mintToken } : undefined,
       approvalOutbox: (options.webhooks?.length ?? 0) > 0,
       onApprovalsOpened: (opened: Array<{ approvalId: string; expiresAt: Date }>) => {
         for (const a of opened) jobs?.scheduleExpiry(a.approvalId, a.expiresAt).catch((err) => log.error({ err, approvalId: a.approvalId }, 'could not schedule an approval expiry'));

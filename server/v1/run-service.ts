@@ -116,6 +116,9 @@ export function createRunService(deps: RunServiceDeps) {
     const handle = await deps.engine().submit(
       { text: run.text, files: [], conversationId: run.sessionId, action: null, requestId: turnRequestId(run.id, attempt), approvalId: null, origin, retryOf },
       { userId: run.userId, token },
+      // A live run sent while the session's agent runs waits for its turn (issue 24); a background
+      // job retries a busy session on its own.
+      { queue: run.mode !== 'background' },
     );
     local.set(run.id, handle);
     return handle;

@@ -35,7 +35,7 @@ test('two tabs on one conversation: a pending approval is answerable in both; an
   await expect(first.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
 });
 
-test('another browser streaming on the conversation makes this one read-only (active endpoint)', async ({ browser, state }) => {
+test('another browser streaming on the conversation: this one says so (active endpoint), and a message sent here queues behind it (issue 24)', async ({ browser, state }) => {
   const a = await browser.newContext();
   const b = await browser.newContext();
   const pageA = await a.newPage();
@@ -52,10 +52,19 @@ test('another browser streaming on the conversation makes this one read-only (ac
 
   await send(pageA, 'Search dashboards for latency');
   await expect(pageB.getByTestId('busy-banner')).toContainText('answering in another tab', { timeout: 10_000 });
-  await expect(pageB.getByRole('textbox', { name: 'Message', exact: true })).toHaveAttribute('readonly', '');
-  await expect(pageA.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
-  await expect(pageB.getByTestId('busy-banner')).toBeHidden({ timeout: 10_000 });
+  await expect(pageB.getByRole('button', { name: 'Queue' })).toBeVisible();
+  await send(pageB, "What's the health of payments-api?");
+  // It runs after the other browser's answer, in both browsers.
+  await expect(pageB.locator('[data-testid=tool-card][data-tool=check_health]')).toBeVisible({ timeout: 30_000 });
   await expect(pageB.locator('[data-testid=tool-card][data-tool=search_dashboards]')).toBeVisible();
+  await expect(pageB.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
+  await expect(pageB.getByTestId('busy-banner')).toBeHidden({ timeout: 10_000 });
+  await expect(pageB.getByTestId('queued-messages')).toHaveCount(0);
+  await pageA.reload();
+  await connected(pageA);
+  const log = await pageA.getByRole('log').innerText();
+  expect(log.indexOf('Search dashboards for latency')).toBeGreaterThan(-1);
+  expect(log.indexOf('Search dashboards for latency')).toBeLessThan(log.indexOf("What's the health of payments-api?"));
   await a.close();
   await b.close();
 });

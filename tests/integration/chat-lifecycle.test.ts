@@ -80,17 +80,28 @@ describe('/chat lifecycle', () => {
     expect(next.types).toContain('tool_end');
   });
 
-  it('a second client on a streaming conversation gets CONVERSATION_BUSY', async () => {
+  it('a second client on a streaming conversation queues behind it (issue 24), then gets its own answer', async () => {
     const first = await collect(chat(client, 'hello'));
     const id = first.final!.metadata.conversation_id;
     const other = await connectChat(server.url, token);
-    let busy: WireMessage | undefined;
+    let queued: ReturnType<typeof collect> | undefined;
+    let firstOfOther: WireMessage | undefined;
     const turn = await collect(chat(client, 'tell me about yourself and what you can help me with today in detail', id), async (_m, i) => {
-      if (i === 2) busy = (await collect(chat(other, 'hello', id))).final;
+      if (i === 2) {
+        let seen!: () => void;
+        const arrived = new Promise<void>((r) => (seen = r));
+        queued = collect(chat(other, 'hello', id), (m, j) => {
+          if (j === 0) (firstOfOther = m), seen();
+        });
+        await arrived;
+      }
     });
-    other.close();
     expect(turn.status).toBe('complete');
-    expect(busy?.metadata).toMatchObject({ type: 'error', code: 'CONVERSATION_BUSY', retryable: true });
+    expect(firstOfOther?.metadata).toMatchObject({ type: 'queued', position: 1 });
+    const after = await queued!;
+    other.close();
+    expect(after.status).toBe('complete');
+    expect(after.final!.content.length).toBeGreaterThan(0);
   });
 
   it('concurrent confirms resolve the approval once: one deployment', async () => {

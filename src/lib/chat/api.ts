@@ -132,6 +132,8 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
      * (the page was reloaded while it ran). Needs the gateway's cancel route; see chat.svelte.ts.
      */
     cancelRun: (cid: string) => call<void>('POST', `/api/agent/conversations/${id(cid)}/cancel`),
+    /** "Remove queued message": drops a message waiting behind the running answer (issue 24 item 4). */
+    removeQueued: (cid: string, requestId: string) => call<void>('DELETE', `/api/agent/conversations/${id(cid)}/queue/${encodeURIComponent(requestId)}`),
     active: (cid: string) => call<ActiveState>('GET', `/api/agent/conversations/${id(cid)}/active`),
     /** The gateway's model facts (`offline_model` drives the demo-model notice). */
     agentInfo: () => call<{ model: string; offline_model: boolean; approval_timeout_s: number }>('GET', '/api/agent/info'),

@@ -6,11 +6,12 @@
  */
 import type { Api } from './api.ts';
 import type { Connection } from './connection.svelte.ts';
-import { isApiError } from './errors.ts';
+import { errorText, isApiError } from './errors.ts';
 import { EventsToWire } from './event-stream.ts';
 import { itemsFromHistory } from './history.ts';
 import { resumeDecision, tabRunMarks, type RunMarks } from './run-marks.ts';
 import { FrameBatch } from './frame-batch.ts';
+import { QueuedMessages } from './queued.svelte.ts';
 import { applyChatEvent, initialView, type ChatEvent, type ChatView } from './reducer.ts';
 import type { ChatRun, SubmitInput } from './transport.ts';
 import type { ApprovalItem, ChatItem, ChatPhase, FileRef, WireChatMessage } from './types.ts';
@@ -65,6 +66,10 @@ export class ChatState {
   #stopped = -1;
   /** The ledger seq the shown history reflects (a followed run's events come after it). */
   #ledgerSeq: number | null = null;
+  /** A queued message's turn started while this tab's own submit still ended: follow it after. */
+  #followQueued = false;
+  /** This tab's messages waiting behind the running answer (issue 24 item 4). */
+  readonly queued: QueuedMessages;
 
   readonly items: ChatItem[] = $derived(this.#view.items);
   readonly phase: ChatPhase = $derived(this.#view.phase);
@@ -79,6 +84,12 @@ export class ChatState {
   constructor(options: ChatStateOptions) {
     this.#options = options;
     this.#marks = options.marks ?? tabRunMarks();
+    this.queued = new QueuedMessages({
+      submit: (input) => this.#options.connection.require().submit(input),
+      remove: (cid, requestId) => this.#options.api.removeQueued(cid, requestId),
+      onStarted: (cid) => this.#queuedStarted(cid),
+      onRefused: (code) => (this.#notice = `Your message was not queued: ${errorText(code)}`),
+    });
     this.#tokens = new FrameBatch((messages) => {
       let view = this.#view;
       for (const message of messages) view = applyChatEvent(view, { type: 'message', message });
@@ -107,6 +118,7 @@ export class ChatState {
   async open(id: string | null): Promise<void> {
     if (id === this.#conversationId && id !== null) return;
     this.#abandon();
+    this.queued.reset();
     this.#conversationId = id;
     this.#older = null;
     this.#loadError = null;
@@ -331,8 +343,15 @@ export class ChatState {
     }
   }
 
-  /** Sends a message; creates the conversation first when there is none. */
-  async send(text: string, files: FileRef[] = []): Promise<boolean> {
+  /**
+   * Sends a message; creates the conversation first when there is none. Sent while an answer runs
+   * (this tab's, or `queue`: another tab's), it waits for its turn (never a decision, never a denial).
+   */
+  async send(text: string, files: FileRef[] = [], options: { queue?: boolean } = {}): Promise<boolean> {
+    if ((this.busy || options.queue) && this.#conversationId && (text.trim() || files.length > 0)) {
+      this.queued.add({ text, files, conversationId: this.#conversationId, action: null });
+      return true;
+    }
     if (this.busy || this.#sending || (!text.trim() && files.length === 0)) return false;
     let id = this.#conversationId;
     if (!id) {
@@ -475,7 +494,22 @@ export class ChatState {
       if (token === this.#runToken) this.#fail(error);
     } finally {
       if (this.#run === run) this.#run = null;
+      if (this.#followQueued && !this.#run) {
+        this.#followQueued = false;
+        void this.reload();
+      }
     }
+  }
+
+  /**
+   * A queued message's turn started: it is this tab's (marked, so Stop reaches it), and the
+   * conversation follows it from the ledger once this tab's own submit has ended.
+   */
+  #queuedStarted(id: string): void {
+    if (id !== this.#conversationId) return;
+    this.#marks.set(id);
+    if (this.#run || this.#follow || this.busy) this.#followQueued = true;
+    else void this.reload();
   }
 
   /** Only tokens are batched; cards and decisions show at once, in order. */
@@ -502,6 +536,7 @@ export class ChatState {
   /** Forgets the running submit and any followed run (conversation switched, resync, or Stop got no answer). */
   #abandon(): void {
     this.#runToken++;
+    this.#followQueued = false;
     this.#tokens.clear();
     this.#run = null;
     this.#stopFollowing();

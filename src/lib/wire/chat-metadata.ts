@@ -178,6 +178,12 @@ function metadataUnion<W extends z.ZodRawShape, G extends z.ZodRawShape>(wire: W
     }),
     /** What the model got of each attached file, once, before the answer. */
     z.strictObject({ type: z.literal('attachments'), files: z.array(FileRefSchema), ...wire }),
+    /**
+     * The message waits behind the running answer (issue 24 item 4): the call stays open and its
+     * own turn streams when it starts. `position` 1 is next; `request_id` removes it
+     * (DELETE /api/agent/conversations/{id}/queue/{request_id}).
+     */
+    z.strictObject({ type: z.literal('queued'), position: z.number().int().positive(), request_id: z.string(), ...wire }),
   ]);
 }
 

@@ -59,13 +59,53 @@ describe('ChatState', () => {
     expect(transport.runs).toHaveLength(1);
   });
 
-  it('ignores a send while a run streams, and empty messages', async () => {
-    const { chat, transport } = setup();
+  it('ignores empty messages; a send while a run streams is queued under it (issue 24), not part of the turn', async () => {
+    const { chat, transport, api } = setup();
     await chat.open('c9');
     expect(await chat.send('   ')).toBe(false);
     await chat.send('one');
-    expect(await chat.send('two')).toBe(false);
-    expect(transport.runs).toHaveLength(1);
+    expect(await chat.send('two')).toBe(true);
+    expect(await chat.send('three')).toBe(true);
+    expect(transport.runs.map((r) => r.input)).toEqual([
+      { text: 'one', files: [], conversationId: 'c9', action: null },
+      { text: 'two', files: [], conversationId: 'c9', action: null },
+      { text: 'three', files: [], conversationId: 'c9', action: null },
+    ]);
+    expect(chat.items.filter((i) => i.kind === 'user')).toHaveLength(1);
+    expect(chat.queued.items.map((q) => q.text)).toEqual(['two', 'three']);
+    transport.runs[1].push({ role: 'assistant', content: '', metadata: { type: 'queued', position: 1, request_id: 'r2', conversation_id: 'c9' } } as never);
+    transport.runs[2].push({ role: 'assistant', content: '', metadata: { type: 'queued', position: 2, request_id: 'r3', conversation_id: 'c9' } } as never);
+    await settle();
+    expect(chat.queued.items.map((q) => [q.requestId, q.position])).toEqual([['r2', 1], ['r3', 2]]);
+    // "Remove queued message": the gateway drops it; its call then ends (CONFLICT), and no error shows.
+    await chat.queued.remove('c9', chat.queued.items[0].key);
+    expect(api.calls).toContain('unqueue:c9:r2');
+    transport.runs[1].fail('CONFLICT', 'removed');
+    await settle();
+    expect(chat.queued.items.map((q) => q.text)).toEqual(['three']);
+    expect(chat.notice).toBeNull();
+    // The running turn ends; the queued one's turn starts: it leaves the list, the tab follows it.
+    transport.runs[0].end();
+    await settle();
+    const loads = () => api.calls.filter((c) => c === 'history:c9:').length;
+    const before = loads();
+    transport.runs[2].push(wire.token('ok', 'ok'));
+    await settle();
+    expect(chat.queued.items).toEqual([]);
+    expect(loads()).toBe(before + 1);
+    expect(chat.busy).toBe(false);
+  });
+
+  it('a queued message the gateway refuses (the queue is full) says so, and nothing else changes', async () => {
+    const { chat, transport } = setup();
+    await chat.open('c9');
+    await chat.send('one');
+    await chat.send('two');
+    transport.runs[1].fail('CONVERSATION_BUSY', 'full');
+    await settle();
+    expect(chat.queued.items).toEqual([]);
+    expect(chat.notice).toMatch(/not queued/);
+    expect(chat.busy).toBe(true);
   });
 
   it('HITL: confirm is a second submit with action "confirm", then the resumed answer streams', async () => {

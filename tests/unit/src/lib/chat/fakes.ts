@@ -120,6 +120,9 @@ export function fakeApi(
       calls.push(`eventAt:${id}:${seq}`);
       return seq > 0 ? { seq, kind: stream.last ?? 'run.finished' } : null;
     },
+    async removeQueued(id: string, requestId: string) {
+      calls.push(`unqueue:${id}:${requestId}`);
+    },
     async cancelRun(id: string) {
       calls.push(`cancel:${id}`);
       await stream.cancel?.();
