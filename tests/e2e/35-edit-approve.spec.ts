@@ -8,16 +8,9 @@
  * - in the inbox, an admin edits another admin's staging deploy into production (a two-admin rule):
  *   it now needs a second admin, who approves it; production got the deploy once.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from '@playwright/test';
-import { hashPassword } from '../../server/auth/index.ts';
-import type { Cluster } from '../helpers/cluster.ts';
-import { connected, expect, send, shot, signIn, test, type DemoUser } from './support/fixtures.ts';
-import { startSchemaCluster, type SchemaCluster } from './support/product.ts';
+import { connected, expect, send, shot, test } from './support/fixtures.ts';
+import { useApproversProduct } from './support/approvers.ts';
 
-const PASSWORD = 'demo-password-1';
 const POLICY = `tool_rules:
   deploy_service:
     - action: require_approval
@@ -30,42 +23,13 @@ const POLICY = `tool_rules:
       approvals: {count: 1, roles: [admin]}
     - require_approval
 `;
-let product: SchemaCluster;
-let cluster: Cluster;
-let dir: string;
-
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  dir = await mkdtemp(join(tmpdir(), 'airlock-e2e-edit-'));
-  await writeFile(join(dir, 'policy.yaml'), POLICY);
-  product = await startSchemaCluster('edit', {
-    replicas: 1,
-    apiRoles: 'api,web',
-    env: { OFFLINE_MODEL_DELAY_MS: '20', DEMO_PASSWORD: PASSWORD, LOG_LEVEL: 'warn', POLICY_FILE: join(dir, 'policy.yaml') },
-  });
-  cluster = product.cluster;
-  const hash = await hashPassword(PASSWORD);
-  for (const u of ['admin2', 'admin3']) await product.query(`INSERT INTO users (username, password_hash, role, tenant) VALUES ($1, $2, 'admin', 'demo') ON CONFLICT DO NOTHING`, [u, hash]);
-});
-
-test.afterAll(async () => {
-  await product?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-async function personPage(browser: Browser, user: string, path = '/'): Promise<Page> {
-  const context = await browser.newContext({ baseURL: cluster.url });
-  const page = await context.newPage();
-  await signIn(page, cluster.url, user as DemoUser, PASSWORD);
-  await page.goto(`${cluster.url}${path}`);
-  return page;
-}
+const app = useApproversProduct('edit', POLICY);
 
 const deployments = async (version: string, environment: string) =>
-  (await product.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1 AND environment = $2`, [version, environment]))[0].n;
+  (await app.product.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1 AND environment = $2`, [version, environment]))[0].n;
 
 test('edit the version and confirm: the tool card and the final answer name the edited version', async ({ browser }) => {
-  const page = await personPage(browser, 'admin');
+  const page = await app.personPage(browser, 'admin');
   await connected(page);
   await send(page, 'Deploy checkout-api 6.1.0 to staging');
   const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
@@ -91,7 +55,7 @@ test('edit the version and confirm: the tool card and the final answer name the 
 });
 
 test("an operator's edit of a maintenance into admin-only db-primary is refused", async ({ browser }) => {
-  const page = await personPage(browser, 'operator');
+  const page = await app.personPage(browser, 'operator');
   await connected(page);
   await send(page, 'Start maintenance on payments-api for 30 minutes because of a fan swap');
   const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
@@ -102,19 +66,19 @@ test("an operator's edit of a maintenance into admin-only db-primary is refused"
   await expect(page.getByTestId('error-card').last()).toContainText(/role admin/, { timeout: 20_000 });
   await expect(page.getByTestId('error-card').last()).toHaveAttribute('data-code', 'FORBIDDEN');
   await shot(page, '35-edit-refused');
-  const rows = await product.query<{ status: string; final_args: unknown }>(`SELECT status, final_args FROM approvals WHERE tool = 'start_maintenance' AND args->>'reason' LIKE '%fan swap%'`);
+  const rows = await app.product.query<{ status: string; final_args: unknown }>(`SELECT status, final_args FROM approvals WHERE tool = 'start_maintenance' AND args->>'reason' LIKE '%fan swap%'`);
   expect(rows).toEqual([{ status: 'pending', final_args: null }]);
-  expect((await product.query<{ n: number }>(`SELECT count(*)::int AS n FROM maintenance_events WHERE service = 'db-primary' AND reason LIKE '%fan swap%'`))[0].n).toBe(0);
+  expect((await app.product.query<{ n: number }>(`SELECT count(*)::int AS n FROM maintenance_events WHERE service = 'db-primary' AND reason LIKE '%fan swap%'`))[0].n).toBe(0);
   await page.context().close();
 });
 
 test('in the inbox, an edit staging -> production needs a second admin, who approves it', async ({ browser }) => {
-  const requester = await personPage(browser, 'admin');
+  const requester = await app.personPage(browser, 'admin');
   await connected(requester);
   await send(requester, 'Deploy payments-api 6.2.0 to staging');
   await expect(requester.locator('[data-testid=confirm-card][data-status=pending]')).toBeVisible({ timeout: 20_000 });
 
-  const admin2 = await personPage(browser, 'admin2', '/approvals');
+  const admin2 = await app.personPage(browser, 'admin2', '/approvals');
   const row = admin2.getByTestId('approval-row').filter({ hasText: 'deploy_service' });
   await expect(row).toHaveCount(1, { timeout: 20_000 });
   await row.getByRole('button', { name: 'Edit…' }).click();
@@ -125,7 +89,7 @@ test('in the inbox, an edit staging -> production needs a second admin, who appr
   await shot(admin2, '35-inbox-edited');
   expect(await deployments('6.2.0', 'production')).toBe(0);
 
-  const admin3 = await personPage(browser, 'admin3', '/approvals');
+  const admin3 = await app.personPage(browser, 'admin3', '/approvals');
   const row3 = admin3.getByTestId('approval-row').filter({ hasText: 'deploy_service' });
   await expect(row3.getByTestId('edited-args')).toContainText('production', { timeout: 20_000 });
   await row3.getByRole('button', { name: 'Confirm', exact: true }).click();

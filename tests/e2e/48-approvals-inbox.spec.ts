@@ -12,59 +12,22 @@
  * - after the opt-in, a desktop notification (the Notification API) for an approval that arrives
  *   while the tab is hidden, and none while it is shown.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from '@playwright/test';
-import { hashPassword } from '../../server/auth/index.ts';
 import { TWO_ADMIN_POLICY } from '../helpers/approval-policy.ts';
 import { createPool } from '../../server/db/index.ts';
 import { mintLinksForApproval } from '../../server/db/approval-links.ts';
-import type { Cluster } from '../helpers/cluster.ts';
-import { connected, expect, send, shot, signIn, test, type DemoUser } from './support/fixtures.ts';
-import { startSchemaCluster, type SchemaCluster } from './support/product.ts';
+import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
+import { PASSWORD, useApproversProduct } from './support/approvers.ts';
 
-const PASSWORD = 'demo-password-1';
-let product: SchemaCluster;
-let cluster: Cluster;
-let dir: string;
-
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  dir = await mkdtemp(join(tmpdir(), 'airlock-e2e-inbox-'));
-  await writeFile(join(dir, 'policy.yaml'), TWO_ADMIN_POLICY);
-  product = await startSchemaCluster('inbox', {
-    replicas: 1,
-    apiRoles: 'api,web',
-    env: { OFFLINE_MODEL_DELAY_MS: '20', DEMO_PASSWORD: PASSWORD, LOG_LEVEL: 'warn', POLICY_FILE: join(dir, 'policy.yaml') },
-  });
-  cluster = product.cluster;
-  const hash = await hashPassword(PASSWORD);
-  for (const u of ['admin2', 'admin3']) await product.query(`INSERT INTO users (username, password_hash, role, tenant) VALUES ($1, $2, 'admin', 'demo') ON CONFLICT DO NOTHING`, [u, hash]);
-});
-
-test.afterAll(async () => {
-  await product?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-/** A signed-in page in a browser context of its own (another person's browser). */
-async function personPage(browser: Browser, user: string, path = '/'): Promise<Page> {
-  const context = await browser.newContext({ baseURL: cluster.url });
-  const page = await context.newPage();
-  await signIn(page, cluster.url, user as DemoUser, PASSWORD);
-  await page.goto(`${cluster.url}${path}`);
-  return page;
-}
+const app = useApproversProduct('inbox', TWO_ADMIN_POLICY);
 
 async function deployments(version: string): Promise<number> {
-  return (await product.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1`, [version]))[0].n;
+  return (await app.product.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1`, [version]))[0].n;
 }
 
 test("an operator's maintenance, routed to admins, is approved from the admin's inbox; the operator's tab resolves live", async ({ browser }) => {
-  const operator = await personPage(browser, 'operator');
+  const operator = await app.personPage(browser, 'operator');
   await connected(operator);
-  const admin = await personPage(browser, 'admin', '/approvals');
+  const admin = await app.personPage(browser, 'admin', '/approvals');
   await expect(admin.getByRole('heading', { name: 'Approvals' })).toBeVisible();
 
   await send(operator, 'Start maintenance on payments-api for 30 minutes because of a disk swap');
@@ -92,8 +55,8 @@ test("an operator's maintenance, routed to admins, is approved from the admin's 
 });
 
 test('opted in, an approval arriving while the tab is hidden fires one desktop notification; none while it is shown', async ({ browser }) => {
-  const context = await browser.newContext({ baseURL: cluster.url });
-  await context.grantPermissions(['notifications'], { origin: cluster.url });
+  const context = await browser.newContext({ baseURL: app.cluster.url });
+  await context.grantPermissions(['notifications'], { origin: app.cluster.url });
   // Headless Chromium never hides a tab: the test sets document.hidden, and records each
   // Notification the page makes (the real one is still made).
   await context.addInitScript(() => {
@@ -110,13 +73,13 @@ test('opted in, an approval arriving while the tab is hidden fires one desktop n
     };
   });
   const admin = await context.newPage();
-  await signIn(admin, cluster.url, 'admin', PASSWORD);
-  await admin.goto(`${cluster.url}/approvals`);
+  await signIn(admin, app.cluster.url, 'admin', PASSWORD);
+  await admin.goto(`${app.cluster.url}/approvals`);
   await admin.getByRole('button', { name: 'Notify me on this desktop' }).click();
   await expect(admin.getByRole('button', { name: 'Desktop notifications: on' })).toBeVisible();
   const notes = () => admin.evaluate(() => (window as unknown as { notes: unknown[] }).notes);
 
-  const operator = await personPage(browser, 'operator');
+  const operator = await app.personPage(browser, 'operator');
   await connected(operator);
   await send(operator, 'Start maintenance on search-api for 10 minutes because of a log rotation');
   const shown = admin.getByTestId('approval-row').filter({ hasText: 'log rotation' });
@@ -141,10 +104,10 @@ test('opted in, an approval arriving while the tab is hidden fires one desktop n
 });
 
 test("an admin's production deploy under a two-admin rule: 1 of 2 everywhere, the second completes it, it ran once", async ({ browser }) => {
-  const requester = await personPage(browser, 'admin');
+  const requester = await app.personPage(browser, 'admin');
   await connected(requester);
-  const first = await personPage(browser, 'admin2', '/approvals');
-  const second = await personPage(browser, 'admin3', '/approvals');
+  const first = await app.personPage(browser, 'admin2', '/approvals');
+  const second = await app.personPage(browser, 'admin3', '/approvals');
 
   await send(requester, 'Deploy checkout-api 9.4.2 to production');
   const card = requester.getByTestId('confirm-card');
@@ -179,25 +142,25 @@ test("an admin's production deploy under a two-admin rule: 1 of 2 everywhere, th
 });
 
 test('a decision through a one-use link, on a phone, with a browser session', async ({ browser }) => {
-  const operator = await personPage(browser, 'operator');
+  const operator = await app.personPage(browser, 'operator');
   await connected(operator);
   await send(operator, 'Start maintenance on orders-api for 20 minutes because of a kernel patch');
   const card = operator.getByTestId('confirm-card');
   await expect(card).toHaveAttribute('data-status', 'pending', { timeout: 20_000 });
-  const pool = createPool(product.databaseUrl, { max: 1 });
+  const pool = createPool(app.product.databaseUrl, { max: 1 });
   let url: string;
   try {
     const { rows } = await pool.query(`SELECT id FROM approvals WHERE status = 'pending' AND args->>'service' = 'orders-api'`);
     // As a notification would: one link per designated approver (the admins).
     const links = await mintLinksForApproval(pool, rows[0].id);
-    url = `${cluster.url}/approve/${links.find((l) => l.user === 'admin')!.token}`;
+    url = `${app.cluster.url}/approve/${links.find((l) => l.user === 'admin')!.token}`;
   } finally {
     await pool.end();
   }
 
-  const phone = await browser.newContext({ baseURL: cluster.url, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const phone = await browser.newContext({ baseURL: app.cluster.url, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const page = await phone.newPage();
-  await signIn(page, cluster.url, 'admin', PASSWORD);
+  await signIn(page, app.cluster.url, 'admin', PASSWORD);
   const response = await page.goto(url);
   expect(response!.headers()['referrer-policy']).toBe('no-referrer');
   const view = page.getByTestId('approval-link');
