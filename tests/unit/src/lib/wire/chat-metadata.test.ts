@@ -18,13 +18,13 @@ import { CONVERSATION, LEDGER_RUN } from './ledger-fixture.ts';
 
 const quiet = { error() {}, warn() {} } as unknown as FastifyBaseLogger;
 
-/** The engine's side of one submit: a run that plays `events`, or a submit that throws. */
-function engineOf(outcome: LiveEvent[] | Error): Engine {
+/** The engine's side of one submit: a run that plays `events` (queued behind another first, if given), or a submit that throws. */
+function engineOf(outcome: LiveEvent[] | Error, queued?: { position: number; requestId: string }): Engine {
   return {
     async submit() {
       if (outcome instanceof Error) throw outcome;
       return {
-        runId: 'r', conversationId: CONVERSATION, replayed: false,
+        runId: 'r', conversationId: CONVERSATION, replayed: false, queued,
         events: async function* () {
           yield* outcome;
         },
@@ -57,6 +57,8 @@ describe('the /chat metadata schema (src/lib/wire/chat-metadata.ts)', () => {
   it('parses every message the server emits, of every kind', async () => {
     const messages = [
       ...(await emitted(engineOf(LEDGER_RUN))),
+      // Sent while another answer runs: queued first, then its own turn (issue 24).
+      ...(await emitted(engineOf(LEDGER_RUN, { position: 1, requestId: 'q1' }))),
       // A submit refused before its run (the conversation is busy) and a run whose end could not commit.
       ...(await emitted(engineOf(new AirlockError('CONVERSATION_BUSY')))),
       ...(await emitted(engineOf(Object.assign([], { [Symbol.iterator]: () => { throw new AirlockError('SERVICE_UNAVAILABLE'); } })))),
