@@ -107,7 +107,9 @@ describe('kill -9 of the gateway around a confirm', () => {
     await confirmAndKill(client, gateway, ids, 'confirm_resolved');
     api.child.kill('SIGCONT');
     expect(await approval(ids.approvalId)).toEqual({ status: 'approved', resumed: false });
-    expect(await deployments('7.7.1')).toBe(0);
+    // The dead gateway's tool call may already sit in the stopped api's socket (written before the
+    // kill); the api then serves it on SIGCONT. Either way the action must end up run exactly once.
+    expect(await deployments('7.7.1')).toBeLessThanOrEqual(1);
 
     const restarted = await startGateway();
     await untilResumed(ids.approvalId);
