@@ -3,7 +3,7 @@
  * tenant and username, and the headless run (if any) whose turn asked for it.
  * @module
  */
-import type { Approval, ApprovalStatus, ApprovalTermsRow } from './approvals.ts';
+import { approversOf, type Approval, type ApprovalStatus, type ApprovalTermsRow, type ApproverColumns } from './approvals.ts';
 import { ESCALATED_ROLES_SQL } from './escalation.ts';
 import type { Queryable } from './pool.ts';
 
@@ -54,7 +54,7 @@ export interface ApprovalRecord {
   stepUp: Approval['stepUp'];
 }
 
-interface Row {
+interface Row extends ApproverColumns {
   final_args: Record<string, unknown> | null;
   final_action_hash: string | null;
   id: string;
@@ -83,12 +83,6 @@ interface Row {
   grant_offer: Approval['grantOffer'];
   grant_id: string | null;
   run_id: string | null;
-  approvals_required: number;
-  approver_roles: string[];
-  approver_users: string[];
-  distinct_from_requester: boolean;
-  escalate_after_s: number | null;
-  escalate_roles: string[] | null;
   decisions: Array<{ user_id: string; user: string | null; decision: 'approve' | 'deny'; decided_at: string; channel: string }>;
   session_ref: string | null;
   action_hash: string | null;
@@ -124,8 +118,7 @@ const toRecord = (r: Row): ApprovalRecord => ({
   grantOffer: r.grant_offer ?? null,
   grantId: r.grant_id ?? null,
   runId: r.run_id,
-  terms: { required: r.approvals_required, roles: r.approver_roles, users: r.approver_users, distinctFromRequester: r.distinct_from_requester },
-  escalate: r.escalate_after_s ? { afterS: r.escalate_after_s, roles: r.escalate_roles ?? [] } : null,
+  ...approversOf(r),
   decisions: r.decisions.map((d) => ({ userId: d.user_id, user: d.user ?? '', decision: d.decision, decidedAt: new Date(d.decided_at), channel: d.channel })),
   sessionRef: r.session_ref,
   actionHash: r.action_hash,

@@ -64,6 +64,24 @@ export interface Approval {
 }
 
 /** The approvers an approval needs (approvals/approvers.ts reads them). */
+/** The approver columns of an approvals row (who decides, and whom it escalates to), as every reader selects them. */
+export interface ApproverColumns {
+  approvals_required: number;
+  approver_roles: string[];
+  approver_users: string[];
+  distinct_from_requester: boolean;
+  escalate_after_s: number | null;
+  escalate_roles: string[] | null;
+}
+
+/** Pure: an approvals row's approver columns as the row's `terms` and `escalate`. */
+export function approversOf(row: ApproverColumns): { terms: ApprovalTermsRow; escalate: { afterS: number; roles: string[] } | null } {
+  return {
+    terms: { required: row.approvals_required, roles: row.approver_roles, users: row.approver_users, distinctFromRequester: row.distinct_from_requester },
+    escalate: row.escalate_after_s ? { afterS: row.escalate_after_s, roles: row.escalate_roles ?? [] } : null,
+  };
+}
+
 export interface ApprovalTermsRow {
   required: number;
   roles: string[];
@@ -71,7 +89,7 @@ export interface ApprovalTermsRow {
   distinctFromRequester: boolean;
 }
 
-interface ApprovalRow {
+interface ApprovalRow extends ApproverColumns {
   id: string;
   conversation_id: string;
   thread_id: string;
@@ -93,12 +111,6 @@ interface ApprovalRow {
   policy_scope: string;
   policy_action: string;
   policy_matched: boolean;
-  approvals_required: number;
-  approver_roles: string[];
-  approver_users: string[];
-  distinct_from_requester: boolean;
-  escalate_after_s: number | null;
-  escalate_roles: string[] | null;
   preview: EffectPreview | null;
   labels: ArgumentLabels | null;
   replaces: string | null;
@@ -132,8 +144,7 @@ function toApproval(row: ApprovalRow): Approval {
     resolvedBy: row.resolved_by ?? null,
     resumedAt: row.resumed_at,
     policy: { scope: row.policy_scope, action: row.policy_action, matched: row.policy_matched },
-    terms: { required: row.approvals_required, roles: row.approver_roles, users: row.approver_users, distinctFromRequester: row.distinct_from_requester },
-    escalate: row.escalate_after_s ? { afterS: row.escalate_after_s, roles: row.escalate_roles ?? [] } : null,
+    ...approversOf(row),
     preview: row.preview ?? null,
     labels: row.labels ?? {},
     replaces: row.replaces ?? null,
