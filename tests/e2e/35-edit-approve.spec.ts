@@ -9,21 +9,10 @@
  *   it now needs a second admin, who approves it; production got the deploy once.
  */
 import { connected, expect, send, shot, test } from './support/fixtures.ts';
+import { EDIT_POLICY } from '../helpers/approval-policy.ts';
 import { useApproversProduct } from './support/approvers.ts';
 
-const POLICY = `tool_rules:
-  deploy_service:
-    - action: require_approval
-      when: {environment: production}
-      approvals: {count: 2, roles: [admin], distinct_from_requester: true}
-    - require_approval
-  start_maintenance:
-    - action: require_approval
-      when: {service: db-primary}
-      approvals: {count: 1, roles: [admin]}
-    - require_approval
-`;
-const app = useApproversProduct('edit', POLICY);
+const app = useApproversProduct('edit', EDIT_POLICY);
 
 const deployments = async (version: string, environment: string) =>
   (await app.product.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1 AND environment = $2`, [version, environment]))[0].n;

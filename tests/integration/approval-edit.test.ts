@@ -28,21 +28,8 @@ import { collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { v1, waitForRun } from './headless-support.ts';
+import { EDIT_POLICY } from '../helpers/approval-policy.ts';
 
-const POLICY = `tool_rules:
-  deploy_service:
-    - action: require_approval
-      when: {environment: production}
-      approvals: {count: 2, roles: [admin], distinct_from_requester: true}
-    - action: deny
-      when: {environment: forbidden}
-    - require_approval
-  start_maintenance:
-    - action: require_approval
-      when: {service: db-primary}
-      approvals: {count: 1, roles: [admin]}
-    - require_approval
-`;
 
 let db: TestDatabase;
 let dir: string;
@@ -53,7 +40,7 @@ const tokens: Record<string, string> = {};
 beforeAll(async () => {
   db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'airlock-edit-'));
-  await writeFile(join(dir, 'policy.yaml'), POLICY);
+  await writeFile(join(dir, 'policy.yaml'), EDIT_POLICY);
   server = await startTestServer({ db, env: { POLICY_FILE: join(dir, 'policy.yaml') } });
   saver = PostgresSaver.fromConnString(db.url, { schema: db.schema });
   const hash = await hashPassword('demo-password-1');
