@@ -167,6 +167,10 @@ export class AgUiProjection {
         return [];
       case 'user.message':
         return [];
+      case 'branch.forked':
+      case 'branch.switched':
+        // Issue 29: AG-UI has no word for a branch; a CUSTOM event named as the ledger's kind.
+        return [{ event: { type: EventType.CUSTOM, name: event.kind, value: { ...event.payload, branch: event.payload.branch ?? 0 } } as BaseEvent }];
     }
   }
 

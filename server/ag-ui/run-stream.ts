@@ -8,10 +8,10 @@
  * live: the streaming answer continues under its id, new commits as usual, to the run's end.
  * @module
  */
-import { EventType } from '@ag-ui/core';
+import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { Pool } from '../db/index.ts';
 import { EventQueue } from '../engine/event-queue.ts';
-import { followLedger, isCommitted, type Engine, type LedgerEvent, type Ledger, type LiveEvent } from '../engine/index.ts';
+import { activeBranchEvents, followLedger, isCommitted, type Engine, type LedgerEvent, type Ledger, type LiveEvent } from '../engine/index.ts';
 import type { AgUiProjection, Frame } from './projection.ts';
 import { threadMessages } from './snapshot.ts';
 import { pendingInterrupts } from './interrupts.ts';
@@ -79,7 +79,11 @@ export async function* reconnectFrames(deps: StreamDeps, view: AgUiProjection, r
     const seenByHub = Math.max(0, ...missed.filter(isCommitted).map((e) => e.seq));
     // The hub's partial is the answer since ITS last commit; a later commit in the ledger has it all.
     const streaming = head <= seenByHub ? missed.filter((e) => e.kind === 'partial').map((e) => e.payload.token).join('') : '';
-    yield { event: { type: EventType.MESSAGES_SNAPSHOT, messages: threadMessages(thread, { runId: run.id, text: streaming }) }, id: head };
+    // The thread as its active branch shows it (issue 29); which branch rides in `rawEvent`, the
+    // one field AG-UI leaves to the source (a STATE_SNAPSHOT would be the agent's state instead).
+    const shown = activeBranchEvents(thread);
+    const messages = threadMessages(shown.events, { runId: run.id, text: streaming });
+    yield { event: { type: EventType.MESSAGES_SNAPSHOT, messages, rawEvent: { active_branch: shown.branch } } as BaseEvent, id: head };
     view.resumeText(streaming);
 
     if (finished) {

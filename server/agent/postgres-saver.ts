@@ -21,6 +21,9 @@ function columns<T extends unknown[]>(rows: T[], width: number): unknown[][] {
   return Array.from({ length: width }, (_, c) => rows.map((row) => row[c]));
 }
 
+/** The last channel version handed out by this process (getNextVersion). */
+let lastVersion = 0;
+
 export class OneStatementPostgresSaver extends PostgresSaver {
   readonly #pool: pg.Pool;
   readonly #sql: { put: string; upsertWrites: string; insertWrites: string };
@@ -45,6 +48,21 @@ export class OneStatementPostgresSaver extends PostgresSaver {
       upsertWrites: writes('DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob'),
       insertWrites: writes('DO NOTHING'),
     };
+  }
+
+  /**
+   * Channel versions that never repeat within a thread, across its branches (issue 29). Upstream
+   * counts 1, 2, 3… per channel, and a blob is keyed by (thread, channel, version) with ON CONFLICT
+   * DO NOTHING: a run forked from an older checkpoint counted again from there, so its blobs
+   * collided with the abandoned branch's, were dropped, and the fork read the other branch's
+   * messages (tests/integration/branches.test.ts). Here the next version is at least the current
+   * microsecond (plus a little jitter against another process's clock): still a number, still
+   * increasing, so threads stored with upstream's small integers go on unchanged.
+   */
+  override getNextVersion(current: number | undefined): number {
+    const now = Date.now() * 1000 + Math.floor(Math.random() * 1000);
+    lastVersion = Math.max(typeof current === 'number' ? current + 1 : 1, now, lastVersion + 1);
+    return lastVersion;
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {

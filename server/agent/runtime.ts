@@ -69,6 +69,10 @@ export interface RunInput {
   /** The run's tool policy and the caller's system text (headless runs; see ToolContext). */
   toolPolicy?: ToolPolicy | null;
   callerSystem?: string | null;
+  /** The checkpoint the run goes on from (a branch, issue 29); absent: the thread's newest. */
+  fromCheckpoint?: string | null;
+  /** The human message this one takes the place of (its id; a fork before the first message, issue 29). */
+  replaces?: string | null;
   /** The thread has no checkpoint yet (its conversation was created by this submit): nothing can dangle. */
   newThread?: boolean;
   /** The turn's span: the parent of this run's model and tool spans (server/telemetry). */
@@ -89,6 +93,12 @@ export interface ResumeInput {
   trace?: Span;
 }
 
+/** Where a fork put the thread, and the id of a human message the next run replaces (a fork before the first one). */
+export interface ThreadFork {
+  checkpointId: string;
+  replaces: string | null;
+}
+
 /** A thread picked up where its last stored step left off (a retried background run, issue 30). */
 export type ContinueInput = Omit<ResumeInput, 'decisions' | 'pending'>;
 
@@ -102,6 +112,18 @@ export interface AgentRuntime {
    */
   continueThread(input: ContinueInput): AsyncIterable<AgentEvent>;
   pendingApprovals(threadId: string): Promise<PendingApproval[]>;
+  /**
+   * Branches (issue 29): one thread, forked in LangGraph's own checkpoint history. A run goes on
+   * from the thread's newest checkpoint, or from the one it names (LangGraph's fork), which its
+   * steps then follow. `threadHead`: the newest checkpoint's id (null: none yet).
+   */
+  threadHead(threadId: string): Promise<string | null>;
+  /**
+   * The checkpoint before the thread's human message number `humanIndex` (0-based, on the newest
+   * checkpoint's line of parents): a run from it (RunInput.fromCheckpoint) takes that message's
+   * place. Null when the thread has no checkpoint.
+   */
+  forkThread(threadId: string, humanIndex: number): Promise<ThreadFork | null>;
   /**
    * An approver's edit of a paused call of `tool` (issue 27 item 1), checked as the requester
    * (`userToken`): the arguments against the tool's input schema, then the policy on the edited call.
@@ -242,12 +264,12 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
    * (superseded), so the model never sees an assistant tool_call without a reply (OpenAI answers 400)
    * and a stale interrupt can no longer be resumed.
    */
-  async function closeDanglingCalls(threadId: string): Promise<void> {
-    const config = threadConfig(threadId);
+  async function closeDanglingCalls(threadId: string, from: string | null = null): Promise<string | null> {
+    const config: RunnableConfig = { configurable: { thread_id: threadId, ...(from ? { checkpoint_id: from } : {}) } };
     const state = await current().getState(config);
     const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
     const open = danglingToolCalls(messages);
-    if (open.length === 0) return;
+    if (open.length === 0) return from;
     const paused = new Set(approvalsOf(state).map((p) => p.toolCallId));
     // Siblings that finished before a pause already have their ToolMessage in the state (tested).
     const replies = open.map((call) => {
@@ -256,7 +278,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
         : ['CANCELLED', `Not done: ${call.name} was cancelled before it finished.`];
       return new ToolMessage({ tool_call_id: call.id, name: call.name, status: 'error', content: errorContent(code, message) });
     });
-    await current().updateState(config, { messages: replies }, 'tools');
+    const next = await current().updateState(config, { messages: replies }, 'tools');
+    return from ? checkpointIdOf(next) : null;
   }
 
   async function* stream(input: unknown, run: { config: RunnableConfig; decide: Decide; resumedCalls?: ReadonlySet<string>; granted?: ReadonlyMap<string, GrantUse>; edited?: ReadonlyMap<string, Record<string, unknown>> }, threadId: string, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
@@ -303,9 +326,12 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
 
   return {
     async *run(input) {
-      if (!input.newThread) await closeDanglingCalls(input.threadId);
+      const from = input.newThread ? null : await closeDanglingCalls(input.threadId, input.fromCheckpoint ?? null);
       const content = input.attachments?.length ? [{ type: 'text' as const, text: input.text }, ...input.attachments] : input.text;
-      yield* stream({ messages: [new HumanMessage({ content })] }, await runConfig(input), input.threadId, input.signal);
+      const run = await runConfig(input);
+      // A branch (issue 29): the run goes on from that checkpoint, LangGraph's own fork.
+      if (from) run.config = { ...run.config, configurable: { ...run.config.configurable, checkpoint_id: from } };
+      yield* stream({ messages: [new HumanMessage({ content, ...(input.replaces ? { id: input.replaces } : {}) })] }, run, input.threadId, input.signal);
     },
     async *resume(input) {
       const pending = input.pending ?? (await pendingApprovals(input.threadId));
@@ -339,5 +365,32 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       const { decide } = await policyFor(userToken);
       return { ok: true, args: checked.args, policy: decide(tool, undefined, checked.args) };
     },
+    threadHead: async (threadId) => checkpointIdOf((await saver.getTuple(threadConfig(threadId)))?.config),
+    async forkThread(threadId, humanIndex) {
+      // The whole thread in one read (every branch's checkpoints), then the newest one's parents.
+      const byId = new Map<string, StateSnapshot>();
+      let head: StateSnapshot | undefined;
+      for await (const snapshot of current().getStateHistory(threadConfig(threadId))) {
+        head ??= snapshot;
+        const id = checkpointIdOf(snapshot.config);
+        if (id) byId.set(id, snapshot);
+      }
+      let oldest: StateSnapshot | undefined;
+      for (let s = head; s; s = byId.get(checkpointIdOf(s.parentConfig) ?? '')) {
+        const messages = ((s.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
+        if (messages.length > 0) oldest = s;
+        if (messages.filter((m) => HumanMessage.isInstance(m)).length > humanIndex) continue;
+        if (messages.length === 0) break; // the thread's start: below
+        return { checkpointId: checkpointIdOf(s.config)!, replaces: null };
+      }
+      if (!oldest) return null;
+      // Before the first message there is only LangGraph's input checkpoint, which holds that
+      // message as its pending input and does not run again once copied. So the fork starts from
+      // the first step that has the message alone, and the run replaces it (same id: the
+      // messages reducer replaces in place).
+      return { checkpointId: checkpointIdOf(oldest.config)!, replaces: ((oldest.values as { messages: BaseMessage[] }).messages[0]?.id as string | undefined) ?? null };
+    },
   };
 }
+
+const checkpointIdOf = (config: RunnableConfig | undefined): string | null => (config?.configurable?.checkpoint_id as string | undefined) ?? null;

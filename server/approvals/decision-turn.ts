@@ -9,14 +9,14 @@
  * @module
  */
 import { isAirlockError } from '../errors.ts';
-import type { DecisionOrigin, TurnAction } from './types.ts';
+import type { DecisionAction, DecisionOrigin } from './types.ts';
 import type { GrantRequest } from '../../src/lib/wire/index.ts';
 
 export interface DecisionTurnInput {
   text: string;
   files: [];
   conversationId: string;
-  action: TurnAction;
+  action: DecisionAction;
   requestId: string | null;
   /** Which approval it decides; null: the only one pending (recovery: the owed batch). */
   approvalId: string | null;

@@ -5,7 +5,7 @@
  */
 import type { ApprovalDecision } from '../agent/index.ts';
 import { hashJson } from '../canonical-json.ts';
-import type { TurnAction } from './types.ts';
+import type { DecisionAction } from './types.ts';
 
 export type ApprovalOutcome = 'approved' | 'denied' | 'expired';
 /** The wire's `confirm_resolved.result`. */
@@ -29,7 +29,7 @@ export interface Resolution {
  * What resolving a pending approval means: past its expiry it is `expired` whatever was asked;
  * a new message (`action: null`) denies it as superseded, so the thread never breaks.
  */
-export function resolvePendingApproval({ expiresAt, action, now }: { expiresAt: Date; action: TurnAction | null; now: Date }): Resolution {
+export function resolvePendingApproval({ expiresAt, action, now }: { expiresAt: Date; action: DecisionAction | null; now: Date }): Resolution {
   if (now.getTime() >= expiresAt.getTime()) {
     return { outcome: 'expired', result: 'expired', reason: 'approval_timeout', decision: { approved: false, reason: 'expired' } };
   }
@@ -72,7 +72,7 @@ export type ApprovalSelection =
  * confirm with several pending names them instead of guessing). A batch shares its expiry, so past
  * it every pending approval expires together.
  */
-export function selectApprovals(turn: { pending: PendingRef[]; action: TurnAction | null; approvalId: string | null; now: Date }): ApprovalSelection {
+export function selectApprovals(turn: { pending: PendingRef[]; action: DecisionAction | null; approvalId: string | null; now: Date }): ApprovalSelection {
   const resolve = (refs: PendingRef[]) => ({
     ok: true as const,
     resolve: refs.map((p) => ({ id: p.id, resolution: resolvePendingApproval({ expiresAt: p.expiresAt, action: turn.action, now: turn.now }) })),

@@ -21,7 +21,7 @@ import { grantRefusal, makeGrant } from './grants.ts';
 import { writeReceipt } from './receipt.ts';
 import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ApprovalReason, type ResolvedResult } from './rules.ts';
 import type { PasskeyProof } from '../audit/passkey.ts';
-import { channelOf, type DecisionOrigin, type TurnAction } from './types.ts';
+import { channelOf, type DecisionAction, type DecisionOrigin } from './types.ts';
 
 export interface ResolvedApproval {
   approvalId: string;
@@ -48,7 +48,7 @@ export interface DecisionOutcome {
 }
 
 type DecisionTurn = {
-  conversationId: string; userId: string; action: TurnAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null; origin?: DecisionOrigin;
+  conversationId: string; userId: string; action: DecisionAction | null; approvalId: string | null; now: () => Date; decidedBy?: string | null; note?: string | null; origin?: DecisionOrigin;
   /** A confirm that also makes a standing grant ("Allow for 1 hour", grants.ts). */
   grant?: GrantRequest | null;
   /** Write each transition's notification to the outbox (APPROVAL_WEBHOOKS configured; issue 26 item 3). */
@@ -108,7 +108,7 @@ export async function decideApprovals(
  * past its expiry (that turn records the expiry); otherwise the turn answers as it always did.
  * `deciderId`: who decides (the v1 caller, else the user submitting).
  */
-export async function precheckDecision(db: Queryable, attempt: { conversationId: string; approvalId: string | null; action: TurnAction; deciderId: string; now: Date }): Promise<void> {
+export async function precheckDecision(db: Queryable, attempt: { conversationId: string; approvalId: string | null; action: DecisionAction; deciderId: string; now: Date }): Promise<void> {
   const { decider, pending } = await readDecisionAttempt(db, attempt);
   const target = pending.length === 1 ? pending[0] : null;
   if (!target || target.expiresAt.getTime() <= attempt.now.getTime()) return;

@@ -7,8 +7,18 @@
 import type { PasskeyProof } from '../audit/passkey.ts';
 import type { DecisionChannel } from './approvers.ts';
 
-/** What a turn does to pending approvals: decide one (confirm or deny); null is a new message. */
-export type TurnAction = 'confirm' | 'deny';
+/** A decision of a pending approval. */
+export type DecisionAction = 'confirm' | 'deny';
+
+/**
+ * What a turn does: decide a pending approval (confirm or deny), or fork the conversation at a
+ * message (issue 29: `edit` resends a user message changed, `regenerate` answers one again). A
+ * fork, like a new message (null), supersedes what is pending.
+ */
+export type TurnAction = DecisionAction | 'regenerate' | 'edit';
+
+/** Whether the turn decides an approval (a fork and a new message do not). */
+export const isDecision = (action: TurnAction | null | undefined): action is DecisionAction => action === 'confirm' || action === 'deny';
 
 export interface DecisionOrigin {
   method: string;

@@ -44,7 +44,7 @@ const RequestIdSchema = z
   .refine((id) => !id.includes('\u0000'), 'must not contain the NUL character');
 const ApprovalIdSchema = z.uuid('approval_id must be an approval id (a UUID)');
 const MessageIdSchema = z.uuid('message_id must be a message id (a UUID)');
-const ActionSchema = z.enum(['confirm', 'deny'], 'action must be "confirm", "deny" or empty');
+const ActionSchema = z.enum(['confirm', 'deny', 'regenerate', 'edit'], 'action must be "confirm", "deny", "regenerate", "edit" or empty');
 
 const blank = (v: unknown) => v === null || v === undefined || v === '';
 

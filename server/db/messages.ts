@@ -9,6 +9,7 @@ import { AirlockError } from '../errors.ts';
 import { isUuid } from './conversations.ts';
 import type { Queryable } from './pool.ts';
 import { storableJson, storableText } from './storable.ts';
+import type { BranchPath } from '../../src/lib/wire/branches.ts';
 
 export type MessageRole = 'user' | 'assistant';
 
@@ -22,6 +23,8 @@ export interface Message {
   metadata: Record<string, unknown>;
   requestId: string | null;
   createdAt: Date;
+  /** The branch it was written on (issue 29; migration 181). */
+  branch: number;
 }
 
 interface MessageRow {
@@ -33,9 +36,10 @@ interface MessageRow {
   metadata: Record<string, unknown>;
   request_id: string | null;
   created_at: Date;
+  branch: number;
 }
 
-const COLUMNS = 'm.id, m.conversation_id, m.seq, m.role, m.content, m.metadata, m.request_id, m.created_at';
+const COLUMNS = 'm.id, m.conversation_id, m.seq, m.role, m.content, m.metadata, m.request_id, m.created_at, m.branch';
 
 function toMessage(row: MessageRow): Message {
   return {
@@ -47,6 +51,7 @@ function toMessage(row: MessageRow): Message {
     metadata: row.metadata,
     requestId: row.request_id,
     createdAt: row.created_at,
+    branch: row.branch,
   };
 }
 
@@ -57,6 +62,8 @@ export interface AppendMessageInput {
   metadata?: Record<string, unknown>;
   /** Idempotency: the same request_id with the same payload returns the stored message. */
   requestId?: string | null;
+  /** The branch it is written on (issue 29); default 0. */
+  branch?: number;
 }
 
 /**
@@ -69,13 +76,13 @@ export interface AppendMessageInput {
  */
 export async function appendMessage(q: Queryable, input: AppendMessageInput): Promise<Message> {
   const metadata = storableJson(input.metadata ?? {});
-  const params = [input.conversationId, input.role, storableText(input.content), metadata, input.requestId ?? null];
+  const params = [input.conversationId, input.role, storableText(input.content), metadata, input.requestId ?? null, input.branch ?? 0];
   if (!isUuid(input.conversationId)) throw new AirlockError('NOT_FOUND', 'No such conversation.');
   let rows: MessageRow[];
   try {
     ({ rows } = await q.query<MessageRow>(
-      `INSERT INTO messages AS m (conversation_id, role, content, metadata, request_id)
-       VALUES ($1, $2, $3, $4::jsonb, $5)
+      `INSERT INTO messages AS m (conversation_id, role, content, metadata, request_id, branch)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6)
        ON CONFLICT (conversation_id, request_id) DO NOTHING
        RETURNING ${COLUMNS}`,
       params,
@@ -90,7 +97,7 @@ export async function appendMessage(q: Queryable, input: AppendMessageInput): Pr
   const existing = await q.query<MessageRow & { same: boolean }>(
     `SELECT ${COLUMNS}, (m.role = $2 AND m.content = $3 AND m.metadata = $4::jsonb) AS same
      FROM messages m WHERE m.conversation_id = $1 AND m.request_id = $5`,
-    params,
+    params.slice(0, 5),
   );
   const row = existing.rows[0];
   if (!row) throw new AirlockError('INTERNAL', 'A message insert conflicted but no row was found.');
@@ -160,19 +167,39 @@ export interface MessagePage {
   nextBeforeSeq: string | null;
 }
 
+/** A row is on the branch path (parameters: its branches, the seq each one's rows stop at, null: all). */
+const onPathSql = (branches: string, uptos: string) =>
+  `EXISTS (SELECT 1 FROM unnest(${branches}::int[], ${uptos}::bigint[]) AS p(branch, upto) WHERE m.branch = p.branch AND (p.upto IS NULL OR m.seq < p.upto))`;
+
+/** The path as SQL arrays; none: branch 0 (every conversation before its first fork). */
+export function pathParams(path: BranchPath = [{ branch: 0, upto: null }]): { branches: number[]; uptos: Array<string | null> } {
+  return { branches: path.map((p) => p.branch), uptos: path.map((p) => (p.upto === null ? null : String(p.upto))) };
+}
+
+/** The rows of a branch path, oldest first (a fork finds the message it starts from among them). */
+export async function listPathMessages(q: Queryable, conversationId: string, path: BranchPath): Promise<Message[]> {
+  const { branches, uptos } = pathParams(path);
+  const { rows } = await q.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = $1 AND ${onPathSql('$2', '$3')} ORDER BY m.seq`,
+    [conversationId, branches, uptos],
+  );
+  return rows.map(toMessage);
+}
+
 /**
  * A page of a conversation's messages ending just before `beforeSeq` (or at the newest), oldest
  * first within the page. Keyset on seq: messages appended meanwhile never shift older pages.
  */
 export async function listMessages(
   q: Queryable,
-  input: { conversationId: string; beforeSeq?: string | null; limit: number },
+  input: { conversationId: string; beforeSeq?: string | null; limit: number; path?: BranchPath },
 ): Promise<MessagePage> {
+  const { branches, uptos } = pathParams(input.path);
   const { rows } = await q.query<MessageRow>(
     `SELECT ${COLUMNS} FROM messages m
-     WHERE m.conversation_id = $1 AND ($2::bigint IS NULL OR m.seq < $2::bigint)
+     WHERE m.conversation_id = $1 AND ($2::bigint IS NULL OR m.seq < $2::bigint) AND ${onPathSql('$4', '$5')}
      ORDER BY m.seq DESC LIMIT $3`,
-    [input.conversationId, input.beforeSeq ?? null, input.limit + 1],
+    [input.conversationId, input.beforeSeq ?? null, input.limit + 1, branches, uptos],
   );
   const page = rows.slice(0, input.limit).reverse();
   const nextBeforeSeq = rows.length > input.limit && page[0] ? String(page[0].seq) : null;

@@ -21,9 +21,12 @@ import { findRunByRequest, type Run } from '../db/runs.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { processMetrics, type Metrics } from '../metrics/index.ts';
 import type { Ledger } from './ledger.ts';
+import type { LedgerEvent } from './events.ts';
+import { switchBranch } from './branch-switch.ts';
 import { LocalTurns, type TurnHandle } from './local-turns.ts';
 import { recoverOrphanedRuns } from './recovery.ts';
 import type { TurnHub } from './turn-hub.ts';
+import { isDecision } from '../approvals/types.ts';
 import { TurnQueue, type QueueSettings } from './turn-queue.ts';
 import { checkTurnInput, requestHash } from './submit-acceptance.ts';
 import { createTurnOpener, type PrepareTurn, type TurnOpener } from './turn-open.ts';
@@ -85,6 +88,8 @@ export interface Engine {
    * while its answer ran has no submission left to cancel). False when no run of it is here.
    */
   cancelConversation(conversationId: string): boolean;
+  /** The branch switch (issue 29, branch-switch.ts): commits branch.switched; the thread follows at the next turn. */
+  switchBranch(conversationId: string, branch: number): Promise<LedgerEvent>;
   /** The run streaming in this process for a conversation (for partial frames), if any. */
   liveRun(conversationId: string): TurnHub | undefined;
   /**
@@ -143,6 +148,7 @@ export function createEngine(options: EngineOptions): Engine {
       const hub = local.live(conversationId);
       return hub !== undefined && local.stop(hub.runId);
     },
+    switchBranch: (conversationId, branch) => switchBranch({ pool, ledger, owner }, conversationId, branch),
     liveRun: (conversationId) => local.live(conversationId),
     startRecovery: () => startRecovery(options, queue),
     closing() {
@@ -169,10 +175,10 @@ async function submit(env: { pool: Pool; files: FileStorage; opener: TurnOpener;
   if (earlier?.run) return env.opener.replay(earlier.run, hash);
   if (earlier?.queued && env.queue) return env.queue.replay(earlier.queued, hash);
 
-  if (!input.conversationId && input.action) throw new AirlockError('APPROVAL_NOT_FOUND');
+  if (!input.conversationId && isDecision(input.action)) throw new AirlockError('APPROVAL_NOT_FOUND');
   // A decision that will be refused is refused now, before any run (issue 26): the same check as
   // the v1 API's. Not an expiry's (decided by nobody: decidedBy null).
-  if (input.conversationId && input.action && input.decidedBy !== null) {
+  if (input.conversationId && isDecision(input.action) && input.decidedBy !== null) {
     await precheckDecision(env.pool, { conversationId: input.conversationId, approvalId: input.approvalId, action: input.action, deciderId: input.decidedBy ?? user.userId, now: env.now() });
   }
   const runId = randomUUID();

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { APPROVAL_REASONS } from '../approvals/rules.ts';
 import { ArgumentLabelsSchema, ArgumentsEditSchema, EffectPreviewSchema, GrantOfferSchema } from '../../src/lib/wire/chat-metadata.ts';
+import { branchPath, onPath, type BranchFork } from '../../src/lib/wire/branches.ts';
 
 const RunId = z.uuid();
 /** A file on a user message, with what the model got of it (engine/attachments.ts ReportedFileRef). */
@@ -25,11 +26,14 @@ const FileRefSchema = z.strictObject({
 /** The tool policy decision that routed a call (server/policy): `caution` is flagged here. */
 const PolicySchema = z.strictObject({ scope: z.string().min(1), action: z.enum(['allow', 'caution', 'require_approval', 'deny']), matched: z.boolean() });
 
-/** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
 /** A call run under a standing grant (issue 27): its id, who made it and until when (the tool card says so). */
 const GRANT_USE = { grant_id: z.uuid().optional(), grant_by: z.string().optional(), grant_until: z.iso.datetime({ offset: true }).optional() };
 
-export const PAYLOADS = {
+/** A branch of the conversation (issue 29): on every payload, absent meaning 0. */
+const Branch = z.number().int().nonnegative();
+
+/** Payload schema per committed kind. Unknown keys are refused: a bad payload never lands. */
+const KIND_PAYLOADS = {
   'user.message': z.strictObject({
     run_id: RunId,
     request_id: z.string().min(1),
@@ -106,7 +110,20 @@ export const PAYLOADS = {
     /** The dead turn a retry took over from (issue 30): it resumed that turn's thread with no new message. */
     retry_of: RunId.optional(),
   }),
+  // Edit or Regenerate forked the conversation (issue 29): `branch` shows the parent's events
+  // before `from_seq` (a seq of this ledger), then its own. It is the active branch from here on.
+  'branch.forked': z.strictObject({ run_id: RunId, from_seq: z.number().int().positive(), parent_branch: Branch }),
+  // The conversation shows, and continues on, `branch` from here on (the branch switch `‹ 1/2 ›`).
+  'branch.switched': z.strictObject({ run_id: RunId }),
 } as const;
+
+type WithBranch<T> = { [K in keyof T]: T[K] extends z.ZodObject<infer S> ? z.ZodObject<S & { branch: z.ZodOptional<typeof Branch> }, z.core.$strict> : never };
+
+/** Every kind's payload, each with `branch` (absent: 0; the turn stamps it when not 0). */
+export const PAYLOADS = Object.fromEntries(Object.entries(KIND_PAYLOADS).map(([kind, schema]) => [kind, schema.extend({ branch: Branch.optional() })])) as unknown as WithBranch<typeof KIND_PAYLOADS>;
+
+/** The branch an event belongs to. */
+export const branchOf = (payload: { branch?: number }): number => payload.branch ?? 0;
 
 export type EventKind = keyof typeof PAYLOADS;
 export const EVENT_KINDS = Object.keys(PAYLOADS) as EventKind[];
@@ -143,6 +160,23 @@ export function validateDraft(draft: { kind: string; payload: unknown }): EventD
     throw new LedgerPayloadError(`${draft.kind}: ${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'invalid'}`);
   }
   return { kind: draft.kind, payload: result.data } as EventDraft;
+}
+
+/**
+ * The events a conversation shows on its active branch (issue 29), and that branch: the last
+ * branch.forked or branch.switched names it, and each branch.forked says where it left its
+ * parent. A conversation that never forked shows every event, on branch 0.
+ */
+export function activeBranchEvents(events: readonly LedgerEvent[]): { branch: number; events: LedgerEvent[] } {
+  const forks: BranchFork[] = [];
+  let branch = 0;
+  for (const e of events) {
+    if (e.kind === 'branch.forked') forks.push({ branch: branchOf(e.payload), parent: e.payload.parent_branch, from: e.payload.from_seq });
+    if (e.kind === 'branch.forked' || e.kind === 'branch.switched') branch = branchOf(e.payload);
+  }
+  if (forks.length === 0) return { branch, events: [...events] };
+  const path = branchPath(forks, branch);
+  return { branch, events: events.filter((e) => e.kind.startsWith('branch.') || onPath(path, branchOf(e.payload), e.seq)) };
 }
 
 export function isCommitted(event: LiveEvent): event is LedgerEvent {

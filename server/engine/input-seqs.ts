@@ -33,6 +33,11 @@ export class InputSeqs {
     return drafts.map((d) => (d.kind === 'assistant.message' ? { ...d, payload: { ...d.payload, input_seqs: seqs } } : d));
   }
 
+  /** The turn answers this user.message, having none of its own (a regenerate, issue 29). */
+  answering(seq: number): void {
+    this.#seqs = [seq];
+  }
+
   /** Records the turn's own user.message once committed; returns the events as they are. */
   track(committed: LedgerEvent[]): LedgerEvent[] {
     const own = committed.filter((e) => e.kind === 'user.message').map((e) => e.seq);

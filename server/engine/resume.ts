@@ -17,6 +17,8 @@ export interface ResumeContext {
   conversationId: string;
   signal: AbortSignal;
   toolPolicy?: ToolPolicy | null;
+  /** Where a new message's run goes on from (a branch switch, issue 29); null: the thread's newest. */
+  fromCheckpoint?: string | null;
   callerSystem?: string | null;
   /** The turn's span: the parent of the run's model and tool spans (server/telemetry). */
   trace?: Span;

@@ -13,7 +13,11 @@ export async function checkTurnInput(input: TurnInput, files: FileStorage, userI
   const found = await Promise.all(input.files.map((f) => files.resolve(f.path, userId)));
   const foreign = input.files.find((_, i) => !found[i]);
   if (foreign) throw new AirlockError('VALIDATION_ERROR', `The file ${foreign.orig_name ?? foreign.path} was not uploaded here; upload it first.`);
-  if (!input.action && !input.text && input.files.length === 0) throw new AirlockError('VALIDATION_ERROR', 'The message is empty.');
+  const forks = input.action === 'edit' || input.action === 'regenerate';
+  if ((!input.action || input.action === 'edit') && !input.text && input.files.length === 0) throw new AirlockError('VALIDATION_ERROR', 'The message is empty.');
+  // Issue 29: a fork names the message it starts from; nothing else carries a message_id.
+  if (forks !== Boolean(input.messageId)) throw new AirlockError('VALIDATION_ERROR', forks ? `message_id: required with action "${input.action}".` : 'message_id: only with action "edit" or "regenerate".');
+  if (forks && !input.conversationId) throw new AirlockError('VALIDATION_ERROR', 'conversation_id: an edit or a regenerate continues a conversation.');
   // Edited arguments say what a confirm runs (issue 27 item 1): a deny or a message runs nothing of them.
   if (input.editedArgs && input.action !== 'confirm') throw new AirlockError('VALIDATION_ERROR', 'arguments go with action "confirm" only: a denial runs nothing.');
   return found as string[];
@@ -21,8 +25,8 @@ export async function checkTurnInput(input: TurnInput, files: FileStorage, userI
 
 /** What makes two submits "the same request": key order and the request id itself do not matter. */
 export function requestHash(input: TurnInput): string {
-  // `arguments` only when sent (undefined drops out), so the hash of every other request is unchanged.
-  return hashJson({ text: input.text, files: input.files.map((f) => f.path), conversation_id: input.conversationId, action: input.action, approval_id: input.approvalId, arguments: input.editedArgs ?? undefined });
+  // `arguments` and `message_id` only when sent (undefined drops out), so the hash of every other request is unchanged.
+  return hashJson({ text: input.text, files: input.files.map((f) => f.path), conversation_id: input.conversationId, action: input.action, approval_id: input.approvalId, arguments: input.editedArgs ?? undefined, message_id: input.messageId ?? undefined });
 }
 
 /** Same request_id: the same payload replays that run; another payload is a CONFLICT. */

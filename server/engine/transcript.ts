@@ -38,6 +38,8 @@ export class Transcript {
   readonly #conversationId: string;
   readonly #toolMessageIds = new Map<string, string>();
   #answer: AnswerSegment | null = null;
+  /** The branch its rows are written on (issue 29); a fork moves the turn to its new branch. */
+  branch = 0;
   #flushing: Promise<void> | null = null;
   #flushError: unknown = null;
 
@@ -80,7 +82,7 @@ export class Transcript {
   }
 
   async user(text: string, files: FileRef[], tx: Queryable = this.#db): Promise<void> {
-    await appendMessage(tx, { conversationId: this.#conversationId, role: 'user', content: text, metadata: files.length ? { files } : {} });
+    await appendMessage(tx, { conversationId: this.#conversationId, branch: this.branch, role: 'user', content: text, metadata: files.length ? { files } : {} });
   }
 
   /**
@@ -135,6 +137,7 @@ export class Transcript {
     await this.endAnswer({}, tx);
     const row = await appendMessage(tx, {
       conversationId: this.#conversationId,
+      branch: this.branch,
       role: 'assistant',
       content: '',
       metadata: {
@@ -157,6 +160,7 @@ export class Transcript {
     await this.endAnswer({}, tx);
     await appendMessage(tx, {
       conversationId: this.#conversationId,
+      branch: this.branch,
       role: 'assistant',
       content: '',
       metadata: {
@@ -208,7 +212,7 @@ export class Transcript {
   async #writeAnswer(answer: AnswerSegment, extra: Record<string, unknown>, db: Queryable): Promise<void> {
     const patch = Object.keys(extra).length ? extra : undefined;
     if (answer.id === null) {
-      const row = await appendMessage(db, { conversationId: this.#conversationId, role: 'assistant', content: answer.text, metadata: { type: 'answer', ...patch } });
+      const row = await appendMessage(db, { conversationId: this.#conversationId, branch: this.branch, role: 'assistant', content: answer.text, metadata: { type: 'answer', ...patch } });
       answer.id = row.id;
     } else {
       await updateMessage(db, { id: answer.id, content: answer.text, ...(patch ? { metadataPatch: patch } : {}) });

@@ -13,6 +13,7 @@ import type { Pool } from '../db/index.ts';
 import { findRunByRequest, finishRun, type Run } from '../db/runs.ts';
 import { openExistingConversationTurn, openNewConversationTurn } from '../db/turn-opening.ts';
 import { AirlockError } from '../errors.ts';
+import { isDecision } from '../approvals/types.ts';
 import { ConversationLease } from './lease.ts';
 import type { TurnHandle } from './local-turns.ts';
 import { replayDecision, requestConflict } from './submit-acceptance.ts';
@@ -49,7 +50,7 @@ export function createTurnOpener(options: TurnOpenerOptions) {
    */
   async function openTurn(runId: string, conversationId: string, user: TurnUser, input: Submitted, hash: string): Promise<Opened> {
     const opened = await openExistingConversationTurn(pool, { userId: user.userId, conversationId, runId, requestId: input.requestId, requestHash: hash, owner, leaseTtlS });
-    if (!opened.found) throw input.action ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
+    if (!opened.found) throw isDecision(input.action) ? new AirlockError('APPROVAL_NOT_FOUND') : new AirlockError('NOT_FOUND', 'This conversation does not exist.');
     if (!opened.leased) throw new AirlockError('CONVERSATION_BUSY');
     const lease = ConversationLease.held(pool, conversationId, runId, leaseTtlS);
     if (!opened.run) return replayWinner(lease, user, input, hash);

@@ -9,6 +9,8 @@ import type { ResolvedApproval } from '../approvals/steps.ts';
 import type { PrepareChatAttachments } from './attachments.ts';
 import type { ConversationLease } from './lease.ts';
 import type { Approval } from '../db/approvals.ts';
+import type { BranchState } from '../db/branches.ts';
+import { isDecision } from '../approvals/types.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
 import { AirlockError } from '../errors.ts';
@@ -69,6 +71,15 @@ export interface TurnScope {
   inToolRound: boolean;
   /** run.finished committed: the lease went with it. */
   settled: boolean;
+  /** The branch the turn writes on (issue 29): its rows and its events (`branch`, when not 0). */
+  branch: number;
+  /** The conversation's branches as the turn found them (turn-branch.ts alignBranch); null: not read (a new conversation). */
+  branches: BranchState | null;
+  setBranch(branch: number): void;
+  /** The checkpoint the turn's run goes on from: the active branch's, when a switch left the thread on another. */
+  startFrom: string | null;
+  /** The user.message seq the answer is for, when the turn has none of its own (a regenerate). */
+  answering(seq: number): void;
   /** A call reported once it finished: committed with its end. */
   finishedStart: ToolStartEvent | null;
   /** The turn's `invoke_agent` span (server/telemetry; a no-op when off): the parent of its model, tool and commit spans. */
@@ -82,18 +93,31 @@ export interface TurnScope {
   settle(tx: Queryable, summary: Omit<RunSummary, 'startedAt' | 'turns'>, approvalExpiresAt?: Date): Promise<EventDraft[]>;
 }
 
+/** Every event of a turn on a branch carries it; branch 0 is left implicit (events before issue 29 have none). */
+function stampBranch(drafts: EventDraft[], branch: number): EventDraft[] {
+  return branch === 0 ? drafts : drafts.map((d) => ({ ...d, payload: { ...d.payload, branch } }) as EventDraft);
+}
+
 export function openScope(deps: TurnDeps, ctx: TurnContext): TurnScope {
   const { runId, conversationId } = ctx;
   const transcript = new Transcript(deps.pool, conversationId);
   const inputs = new InputSeqs(conversationId);
-  const span = invokeAgentSpan({ conversationId, runId, kind: ctx.input.action ? 'decision' : ctx.input.retryOf ? 'retry' : 'message' });
+  const span = invokeAgentSpan({ conversationId, runId, kind: isDecision(ctx.input.action) ? 'decision' : ctx.input.action ? 'fork' : ctx.input.retryOf ? 'retry' : 'message' });
   const scope: TurnScope = {
-    deps, ctx, transcript, startedAt: Date.now(), turns: 0, inToolRound: false, settled: false, finishedStart: null, span,
+    deps, ctx, transcript, startedAt: Date.now(), turns: 0, inToolRound: false, settled: false, finishedStart: null, span, branch: 0, branches: null, startFrom: null,
+    setBranch(branch) {
+      scope.branch = branch;
+      transcript.branch = branch;
+    },
+    answering: (seq) => inputs.answering(seq),
     async commit(drafts) {
       const commitSpan = ledgerCommitSpan(span, runId);
       try {
         const events = await transcript.atomically(() =>
-          withTransaction(deps.pool, async (tx) => inputs.track(await deps.ledger.append(conversationId, await inputs.stamp(tx, await drafts(tx)), { tx }))));
+          withTransaction(deps.pool, async (tx) => {
+            const built = await drafts(tx); // may move the turn to a new branch (a fork): stamped after
+            return inputs.track(await deps.ledger.append(conversationId, stampBranch(await inputs.stamp(tx, built), scope.branch), { tx }));
+          }));
         commitSpan.set({ 'airlock.ledger.events': events.length, 'airlock.ledger.kinds': events.map((e) => e.kind) });
         return events;
       } catch (error) {

@@ -32,6 +32,8 @@ import type { LiveEvent } from './events.ts';
 import { concatUnlessPaused, resumeOwed, startEarly, stillPending, type ResumeContext } from './resume.ts';
 import { finishDone, finishFailed } from './turn-end.ts';
 import { relayAgentEvents } from './turn-relay.ts';
+import { alignBranch, forkTurn } from './turn-branch.ts';
+import { isDecision } from '../approvals/types.ts';
 import { openScope, type TurnContext, type TurnDeps, type TurnScope } from './turn-scope.ts';
 import type { TurnInput } from './types.ts';
 
@@ -41,6 +43,7 @@ export async function* runTurn(deps: TurnDeps, ctx: TurnContext): AsyncGenerator
   markTurnStart(); // Server-Timing's queue: the request's time before its turn began
   const t = openScope(deps, ctx);
   try {
+    if (!ctx.fresh) await alignBranch(t);
     const decided = yield* decidePending(t);
     const events = yield* startAgent(t, decided);
     if (!events) return;
@@ -78,7 +81,7 @@ async function* decidePending(t: TurnScope): AsyncGenerator<LiveEvent, Decided> 
   const paused = unresumed.length > 0 ? readAhead(deps.agent.pendingApprovals(conversationId)) : undefined;
   if (pending) {
     const decided = await t.commit(async (tx) => {
-      const turn = { conversationId, userId: ctx.user.userId, action: input.action, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, grant: input.grant, origin: input.origin, outbox: deps.approvalOutbox, edit: editFor(t, input.editedArgs) };
+      const turn = { conversationId, userId: ctx.user.userId, action: isDecision(input.action) ? input.action : null, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, grant: input.grant, origin: input.origin, outbox: deps.approvalOutbox, edit: editFor(t, input.editedArgs) };
       ({ resolved, progress } = await decideApprovals(tx, turn, pendingApprovals));
       for (const p of progress) await t.transcript.approvalProgress(p, tx);
       for (const r of resolved) await t.transcript.approvalResolved(r.approvalId, r.result, r.reason, tx);
@@ -98,9 +101,9 @@ async function* startAgent(t: TurnScope, { resolved, progress, owed }: Decided):
   const { deps, ctx } = t;
   const runContext: ResumeContext = {
     threadId: ctx.conversationId, userToken: ctx.setup?.userToken ?? ctx.user.token, conversationId: ctx.conversationId, signal: ctx.signal,
-    toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem, trace: t.span,
+    toolPolicy: ctx.setup?.toolPolicy, callerSystem: ctx.setup?.callerSystem, trace: t.span, fromCheckpoint: t.startFrom,
   };
-  if (ctx.input.action) {
+  if (isDecision(ctx.input.action)) {
     if (!owed && resolved.length === 0 && progress.length === 0) throw await noApprovalToDecide(deps.pool, ctx.conversationId, ctx.input.approvalId);
     if (!owed) {
       // Other approvals of the batch still wait for their own decision, or this one for more
@@ -114,6 +117,13 @@ async function* startAgent(t: TurnScope, { resolved, progress, owed }: Decided):
   // A retry after its process died (issue 30): no new message; the thread goes on from its
   // last stored step, so a tool that ran before the crash is not asked for again.
   if (ctx.input.retryOf) return deps.agent.continueThread(runContext);
+  if (ctx.input.action) {
+    // A fork leaves the shown branch: what it superseded is settled there first; a confirmed
+    // action still owed runs where it was confirmed, never on the fork.
+    if (owed?.runsSomething) throw new AirlockError('CONFLICT', 'A confirmed action is still to be carried out here; branch once it has run.');
+    if (owed) await markResumed(deps.pool, owed.approvalIds, deps.now());
+    return yield* forkTurn(t, runContext);
+  }
   return yield* takeMessage(t, owed, runContext);
 }
 

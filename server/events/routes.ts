@@ -4,6 +4,7 @@
  *   GET /api/agent/conversations/:id/events/stream?after=      SSE, resumable by Last-Event-ID
  *   POST /api/agent/conversations/:id/events                   seed 001's edge write: user input (edge-writes.ts)
  *   GET|DELETE /api/agent/conversations/:id/queue[/:request_id]  queued input (queue-routes.ts)
+ *   POST /api/agent/conversations/:id/branch {branch}          the branch switch (issue 29): branch.switched
  *   POST /api/agent/conversations/:id/cancel                   Stop for the running answer (queued messages stay)
  *   GET /api/agent/v1/capabilities                             public: what this server offers
  * On close every open stream gets its remaining events, then `event: drain`.
@@ -12,7 +13,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { parseInput } from '../http/validate.ts';
 import type { Pool } from '../db/index.ts';
-import type { Engine, Ledger } from '../engine/index.ts';
+import { branchOf, type Engine, type Ledger } from '../engine/index.ts';
 import { AirlockError } from '../errors.ts';
 import { processMetrics } from '../metrics/index.ts';
 import { ownConversation, type VerifyUser } from '../http/bearer-user.ts';
@@ -20,7 +21,7 @@ import { capabilities } from './capabilities.ts';
 import { edgeWriteRoutes } from './edge-writes.ts';
 import { queueRoutes } from './queue-routes.ts';
 import { EventStream } from './event-stream.ts';
-import { ConversationParams, EventsPageQuery, EventsStreamQuery } from './schemas.ts';
+import { ConversationParams, EventsPageQuery, EventsStreamQuery, SwitchBranchBody } from './schemas.ts';
 import { resumeCursor } from '../http/sse-format.ts';
 import { openSseResponse, writeNow } from '../http/sse-response.ts';
 
@@ -50,12 +51,23 @@ export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, o
 
   app.get('/api/agent/conversations/:id/events', async (request, reply) => {
     const { id } = parseInput(ConversationParams, request.params, 'params');
-    const { after, limit } = parseInput(EventsPageQuery, request.query, 'query');
+    const { after, limit, branch } = parseInput(EventsPageQuery, request.query, 'query');
     await ownConversation(request, options, id);
     const rows = await options.ledger.read(id, { after, limit: limit + 1 });
-    const events = rows.slice(0, limit).map(({ seq, kind, payload, created_at }) => ({ seq, kind, payload, created_at }));
+    const page = rows.slice(0, limit);
+    // `?branch=` filters the page it read: `next_after` still moves past the events it left out.
+    const events = page.filter((e) => branch === undefined || branchOf(e.payload) === branch).map(({ seq, kind, payload, created_at }) => ({ seq, kind, payload, created_at }));
     reply.header('cache-control', 'no-store');
-    return { events, next_after: events.at(-1)?.seq ?? after, has_more: rows.length > limit };
+    return { events, next_after: page.at(-1)?.seq ?? after, has_more: rows.length > limit };
+  });
+
+  // The branch switch `‹ 1/2 ›` (issue 29): the conversation shows and continues on `branch`.
+  app.post('/api/agent/conversations/:id/branch', async (request) => {
+    const { id } = parseInput(ConversationParams, request.params, 'params');
+    const { branch } = parseInput(SwitchBranchBody, request.body, 'body');
+    await ownConversation(request, options, id);
+    const event = await options.engine.switchBranch(id, branch);
+    return { conversation_id: id, active_branch: branch, seq: event.seq };
   });
 
   // Stop for a page that follows an answer it no longer submits (reloaded while it ran, issue 30).

@@ -11,10 +11,17 @@ export const ConversationParams = z.object({ id: z.uuid('id must be a conversati
 
 const Seq = z.coerce.number().int('after must be an integer').min(0, 'after must be 0 or more').max(Number.MAX_SAFE_INTEGER);
 
+/** A branch of a conversation (issue 29). */
+export const BranchNumber = z.coerce.number('branch must be a branch number').int('branch must be an integer').min(0).max(2_147_483_647);
+
 export const EventsPageQuery = z.object({
   after: Seq.default(0),
+  /** Only the events of this branch (`payload.branch`, absent: 0); absent: every event. */
+  branch: BranchNumber.optional(),
   limit: z.coerce.number().int().min(1).max(EVENTS_PAGE_MAX, `limit is at most ${EVENTS_PAGE_MAX}`).default(EVENTS_PAGE_DEFAULT),
 });
+
+export const SwitchBranchBody = z.strictObject({ branch: z.number('branch must be a branch number').int().min(0).max(2_147_483_647) });
 
 export const EventsStreamQuery = z.object({
   after: Seq.optional(),

@@ -11,7 +11,7 @@ import { startSpan, telemetryOn, type Span } from './index.ts';
 export const AGENT_NAME = 'airlock';
 
 /** One engine turn: the run, its model and tool calls, its commits. */
-export function invokeAgentSpan(turn: { conversationId: string; runId: string; kind: 'message' | 'decision' | 'retry' }): Span {
+export function invokeAgentSpan(turn: { conversationId: string; runId: string; kind: 'message' | 'decision' | 'retry' | 'fork' }): Span {
   return startSpan(`invoke_agent ${AGENT_NAME}`, {
     attributes: {
       'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': AGENT_NAME, 'gen_ai.conversation.id': turn.conversationId,

@@ -60,6 +60,8 @@ export function sessionStartBody(input: { text: string; userKey: string; metadat
 export function ledgerBody(event: LedgerEvent, options: { live: boolean }): Body | null {
   switch (event.kind) {
     case 'user.message':
+    case 'branch.forked': // issue 29: headless runs never fork; a session's branch is in GET /runs/{id}
+    case 'branch.switched':
       return null;
     case 'assistant.message': {
       const p = event.payload;

@@ -6,6 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { getAgentRun, listAgentRuns, type AgentRun } from '../db/agent-runs.ts';
 import { getConversationForUser } from '../db/conversations.ts';
+import { readBranches } from '../db/branches.ts';
 import { AirlockError } from '../errors.ts';
 import { pageEvents } from './agent-events.ts';
 import { assertUserKey, canSee, v1Caller, type V1Caller } from './identity.ts';
@@ -76,8 +77,10 @@ export const runRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.get('/runs/:id', async (request) => {
     const { id } = parseWith(IdParams, request.params);
     const run = await visibleRun(deps, v1Caller(request), id);
-    const summary = summarize(await deps.runs.events(run));
-    return { ...runWire(run), content: summary.content, tool_calls: summary.toolCalls, approval_request_ids: summary.pendingApprovalIds };
+    const [events, branches] = await Promise.all([deps.runs.events(run), run.sessionId ? readBranches(deps.pool, run.sessionId) : null]);
+    const summary = summarize(events);
+    // The session's active branch (issue 29): a run's events are on the branch it ran on.
+    return { ...runWire(run), content: summary.content, tool_calls: summary.toolCalls, approval_request_ids: summary.pendingApprovalIds, active_branch: branches?.active ?? 0 };
   });
 
   app.get('/runs/:id/events', async (request) => {

@@ -13,6 +13,7 @@ import {
   type Conversation,
 } from '../../db/conversations.ts';
 import { getEventHead } from '../../db/event-heads.ts';
+import { forksOf, messagePath, readBranches } from '../../db/branches.ts';
 import { withSnapshot } from '../../db/index.ts';
 import { appendMessage, listMessages } from '../../db/messages.ts';
 import { AirlockError } from '../../errors.ts';
@@ -105,14 +106,22 @@ export const conversationRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async
     const before = query.before ? decodeCursor(query.before, HistoryCursor, 'before') : null;
     // One snapshot: the page and the ledger seq it reflects, so a client that then streams events
     // after `ledger_seq` misses nothing and sees nothing twice.
-    const { page, ledgerSeq } = await withSnapshot(pool, async (tx) => ({
-      page: await listMessages(tx, { conversationId: query.conversation_id, beforeSeq: before?.s, limit: query.limit }),
-      ledgerSeq: await getEventHead(tx, query.conversation_id),
-    }));
+    // The branch shown (issue 29): the active one unless `branch` names another; its rows are
+    // its parents' before each fork, then its own (db/branches.ts).
+    const { page, ledgerSeq, branches, branch } = await withSnapshot(pool, async (tx) => {
+      const branches = await readBranches(tx, query.conversation_id);
+      const branch = query.branch ?? branches?.active ?? 0;
+      if (branch !== 0 && !branches?.branches.some((b) => b.branch === branch)) throw new AirlockError('NOT_FOUND', 'This conversation has no such branch.');
+      const path = messagePath(branches, branch);
+      return { branches, branch, page: await listMessages(tx, { conversationId: query.conversation_id, beforeSeq: before?.s, limit: query.limit, path }), ledgerSeq: await getEventHead(tx, query.conversation_id) };
+    });
     return {
       items: page.items.map(messageJson),
       next_before: page.nextBeforeSeq ? encodeCursor({ s: page.nextBeforeSeq }) : null,
       ledger_seq: ledgerSeq,
+      active_branch: branches?.active ?? 0,
+      branch,
+      branches: forksOf(branches?.branches ?? [], 'messages').map((f) => ({ branch: f.branch, parent_branch: f.parent, from_message_seq: f.from })),
     };
   });
 

@@ -33,6 +33,8 @@ export const HistoryQuery = z.object({
   conversation_id: z.uuid({ message: 'must be a conversation id' }),
   before: z.string().max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** A branch to read (issue 29); absent: the conversation's active branch. */
+  branch: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
 });
 
 export const HistoryCursor = z.object({ s: z.string().refine(isBigintText) });

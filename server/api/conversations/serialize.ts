@@ -18,4 +18,7 @@ export const messageJson = (m: Message) => ({
   content: m.content,
   metadata: m.metadata,
   created_at: m.createdAt,
+  /** Issue 29: its place (the position `from_message_seq` of a fork counts in) and its branch. */
+  seq: Number(m.seq),
+  branch: m.branch,
 });

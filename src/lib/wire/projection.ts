@@ -45,7 +45,9 @@ export type ProjectedEvent =
   /** One approver of several approved (issue 26): the approval stays pending. */
   | { kind: 'approval.approved'; payload: { approval_id: string; by: string; approved_count: number; approvals_required: number } }
   | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason; edited?: ArgumentsEdit & { original_action_hash?: string | null; action_hash?: string } } }
-  | { kind: 'run.finished'; payload: { status: string; error_code: string | null; error_detail?: string } };
+  | { kind: 'run.finished'; payload: { status: string; error_code: string | null; error_detail?: string } }
+  /** Issue 29: the /chat stream shows nothing of them; history names the branch (`active_branch`). */
+  | { kind: 'branch.forked' | 'branch.switched'; payload: { branch?: number } };
 
 export class ChatProjection {
   /** The answer text so far (a ChatMessage's `content`). */

@@ -1,0 +1,113 @@
+/**
+ * Branches in a turn (issue 29 item 2). The conversation is one LangGraph thread; a branch is a
+ * line of its checkpoints, and the app only records which rows belong to which branch
+ * (db/branches.ts). Every run goes on from the thread's newest checkpoint, so:
+ *
+ *   any turn            -> the thread stands on another branch than the active one (a switch)?
+ *                          record where it stood, move it to the active branch's head      alignBranch
+ *   edit / regenerate   -> the message's place on the shown branch -> the checkpoint before its
+ *                          human message becomes the newest (updateState with its id)
+ *                          -> branch.forked (+ the edited user.message) -> the run          forkTurn
+ *
+ * Why nothing runs twice: the fork starts from a checkpoint, never from a pending step. Before an
+ * action that ran, the model has to ask again, and its call is a new tool call with its own
+ * approval (a new card; a live grant may apply); the earlier approval, its receipt and audit stay
+ * with the rows of the branch where it ran. After it, its call and result are in the fork's state,
+ * and the model is told that nothing of it ran again.
+ * @module
+ */
+import type { AgentEvent } from '../agent/index.ts';
+import { insertBranch, messagePath, readBranches, setBranchHead, setThreadBranch, forksOf, type BranchState } from '../db/branches.ts';
+import { withTransaction, type Queryable } from '../db/index.ts';
+import { listPathMessages, type Message } from '../db/messages.ts';
+import { AirlockError } from '../errors.ts';
+import { branchPath, forkPoint, onPath } from '../../src/lib/wire/branches.ts';
+import type { EventDraft, LiveEvent } from './events.ts';
+import type { ResumeContext } from './resume.ts';
+import type { TurnScope } from './turn-scope.ts';
+
+/** What the model is told on a fork (a system note before the agent's own): nothing ran again. */
+export const BRANCH_NOTE =
+  'This conversation was branched: the user edited or regenerated an earlier message. Tool calls and results shown earlier in it ran once, before the branch; nothing was run again. Anything to do now needs a new tool call.';
+
+/** The turn runs on the active branch: moves the thread there when a switch left it elsewhere. */
+export async function alignBranch(t: TurnScope): Promise<void> {
+  const { deps, ctx } = t;
+  const state = await readBranches(deps.pool, ctx.conversationId);
+  t.branches = state;
+  t.setBranch(state?.active ?? 0);
+  if (!state || state.active === state.thread) return;
+  const left = await deps.agent.threadHead(ctx.conversationId);
+  await withTransaction(deps.pool, async (tx) => {
+    await setBranchHead(tx, ctx.conversationId, state.thread, left);
+    await setThreadBranch(tx, ctx.conversationId, state.active);
+  });
+  // This turn's run goes on from where the branch was left (LangGraph's fork by checkpoint id).
+  t.startFrom = state.branches.find((b) => b.branch === state.active)?.headCheckpoint ?? null;
+  t.branches = { ...state, thread: state.active };
+}
+
+/** Where a fork starts: the message's user message, its number among them, and its place in history and ledger. */
+interface ForkPlace {
+  user: Message;
+  humanIndex: number;
+  parent: number;
+  fromMessageSeq: number;
+  fromSeq: number;
+}
+
+/** Edit or Regenerate: forks the thread and the conversation, and returns the run of the new branch. */
+export async function* forkTurn(t: TurnScope, runContext: ResumeContext): AsyncGenerator<LiveEvent, AsyncIterable<AgentEvent>> {
+  const { deps, ctx } = t;
+  const { input, conversationId } = ctx;
+  const edit = input.action === 'edit';
+  const place = await forkPlace(deps.pool, conversationId, t.branches, input.messageId ?? null, edit);
+  const left = await deps.agent.threadHead(conversationId);
+  const fork = await deps.agent.forkThread(conversationId, place.humanIndex);
+  yield* await t.commit(async (tx) => {
+      await setBranchHead(tx, conversationId, t.branch, left);
+      const branch = await insertBranch(tx, { conversationId, parentBranch: place.parent, fromSeq: place.fromSeq, fromMessageSeq: place.fromMessageSeq, headCheckpoint: null });
+      t.setBranch(branch);
+      const drafts: EventDraft[] = [{ kind: 'branch.forked', payload: { run_id: ctx.runId, from_seq: place.fromSeq, parent_branch: place.parent } }];
+      if (edit) {
+        await t.transcript.user(input.text, input.files, tx);
+        drafts.push({ kind: 'user.message', payload: { run_id: ctx.runId, request_id: input.requestId, text: input.text, files: input.files } });
+      } else t.answering(place.fromSeq - 1); // a regenerate answers the message it keeps
+      return drafts;
+    });
+  const text = edit ? input.text : place.user.content;
+  const callerSystem = [runContext.callerSystem, BRANCH_NOTE].filter(Boolean).join('\n\n');
+  return deps.agent.run({ ...runContext, callerSystem, text, fromCheckpoint: fork?.checkpointId ?? null, replaces: fork?.replaces ?? null });
+}
+
+async function forkPlace(db: Queryable, conversationId: string, state: BranchState | null, messageId: string | null, edit: boolean): Promise<ForkPlace> {
+  const active = state?.active ?? 0;
+  const rows = await listPathMessages(db, conversationId, messagePath(state, active));
+  const at = rows.findIndex((m) => m.id === messageId);
+  const target = rows[at];
+  if (!target) throw new AirlockError('VALIDATION_ERROR', 'message_id: no such message on the branch the conversation shows.');
+  if (edit && target.role !== 'user') throw new AirlockError('VALIDATION_ERROR', 'message_id: only a user message can be edited.');
+  if (!edit && target.role !== 'assistant') throw new AirlockError('VALIDATION_ERROR', 'message_id: only an answer can be regenerated.');
+  const user = edit ? target : rows.slice(0, at).findLast((m) => m.role === 'user');
+  if (!user) throw new AirlockError('VALIDATION_ERROR', 'message_id: this answer has no message to answer again.');
+  const humanIndex = rows.filter((m) => m.role === 'user' && Number(m.seq) < Number(user.seq)).length;
+  const event = (await userMessageEvents(db, conversationId, state, active))[humanIndex];
+  if (event === undefined) throw new AirlockError('CONFLICT', 'This message has no place in the conversation log to branch from.');
+  const from = edit ? { message: Number(user.seq), ledger: event } : { message: Number(user.seq) + 1, ledger: event + 1 };
+  // A branch with nothing of its own before this place forked here too: the new one is its sibling.
+  const hung = forkPoint(forksOf(state?.branches ?? [], 'messages'), active, from.message, (b, seq) =>
+    rows.some((m) => m.branch === b && Number(m.seq) < seq),
+  );
+  const via = hung.via === null ? null : state?.branches.find((b) => b.branch === hung.via);
+  return { user, humanIndex, parent: hung.parent, fromMessageSeq: hung.from, fromSeq: via?.fromSeq ?? from.ledger };
+}
+
+/** The seqs of the user.message events the branch shows, oldest first. */
+async function userMessageEvents(db: Queryable, conversationId: string, state: BranchState | null, branch: number): Promise<number[]> {
+  const path = branchPath(forksOf(state?.branches ?? [], 'ledger'), branch);
+  const { rows } = await db.query<{ seq: string; branch: number | null }>(
+    `SELECT seq, (payload ->> 'branch')::int AS branch FROM conversation_events WHERE conversation_id = $1 AND kind = 'user.message' ORDER BY seq`,
+    [conversationId],
+  );
+  return rows.filter((r) => onPath(path, r.branch ?? 0, Number(r.seq))).map((r) => Number(r.seq));
+}
