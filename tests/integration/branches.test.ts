@@ -13,6 +13,7 @@ import { createAgent, fakeModel } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { readFrames } from '../helpers/sse.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let db: TestDatabase;
@@ -60,6 +61,19 @@ const events = async (id: string, branch?: number): Promise<Array<{ seq: number;
   (await get(`/api/agent/conversations/${id}/events?limit=500${branch === undefined ? '' : `&branch=${branch}`}`)).events;
 const switchTo = (id: string, branch: number) =>
   fetch(`${server.url}/api/agent/conversations/${id}/branch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ branch }) });
+/** An AG-UI reconnect to a finished run of the conversation: its MESSAGES_SNAPSHOT event. */
+async function agUiSnapshot(id: string): Promise<{ messages: Array<{ role: string; content?: string }>; rawEvent?: { active_branch?: number } }> {
+  const runId = (await db.pool.query('SELECT request_id FROM runs WHERE conversation_id = $1 ORDER BY started_at DESC LIMIT 1', [id])).rows[0].request_id;
+  const body = { threadId: id, runId, messages: [], tools: [], context: [] };
+  const response = await fetch(`${server.url}/api/agent/ag-ui`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream', 'last-event-id': '1' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(200);
+  const frames = await readFrames(response);
+  return frames.find((f) => f.data?.type === 'MESSAGES_SNAPSHOT')!.data;
+}
 /**
  * The thread's messages as LangGraph rebuilds them (messages is a delta channel: a raw checkpoint
  * row holds only part of it), read through an agent graph of the same state over the same saver.
@@ -156,6 +170,11 @@ describe('branches (issue 29)', () => {
     expect(onFork.active_branch).toBe(1);
     expect(onFork.items.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['deploy payments-api 8.2.0 to staging', "what's the health of payments-api"]);
     expect(onFork.items.some((m) => m.metadata.tool === 'deploy_service' && m.metadata.status === 'done')).toBe(true);
+    // AG-UI's reconnect snapshot is the fork's transcript and names the branch.
+    const snapshot = await agUiSnapshot(id);
+    expect(snapshot.rawEvent?.active_branch).toBe(1);
+    const snapshotUsers = snapshot.messages.filter((m) => m.role === 'user').map((m) => m.content);
+    expect(snapshotUsers).toEqual(['deploy payments-api 8.2.0 to staging', "what's the health of payments-api"]);
     const log = await events(id);
     expect(log.filter((e) => e.kind === 'branch.forked').map((e) => e.payload)).toEqual([
       expect.objectContaining({ branch: 1, parent_branch: 0, from_seq: log.findLast((e) => e.kind === 'user.message' && !e.payload.branch)!.seq }),
