@@ -18,9 +18,13 @@ export interface BranchRow {
   headCheckpoint: string | null;
 }
 
-export interface BranchState {
+/** The branch the conversation shows and the one its thread stands on (read with the turn's lease, db/turn-opening.ts). */
+export interface BranchAt {
   active: number;
   thread: number;
+}
+
+export interface BranchState extends BranchAt {
   branches: BranchRow[];
 }
 

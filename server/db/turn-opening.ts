@@ -9,6 +9,7 @@
  */
 import { isUuid } from './conversations.ts';
 import { takeLeaseOnConflict } from './leases.ts';
+import type { BranchAt } from './branches.ts';
 import type { Queryable } from './pool.ts';
 import { toRun, type Run, type RunRow } from './runs.ts';
 
@@ -65,6 +66,8 @@ export interface OpenedExistingTurn {
   leased: boolean;
   /** Null when not leased, or when the user already has a run with this request id here (a concurrent retry won). */
   run: Run | null;
+  /** Its branches as the turn found them (issue 29); absent when not found. */
+  branchAt?: BranchAt;
 }
 
 /** The owner check, the lease (taking over a paused run's) and the run row of a turn on an existing conversation. */
@@ -73,8 +76,8 @@ export async function openExistingConversationTurn(
   input: { userId: string; conversationId: string; runId: string; requestId: string; requestHash: string; owner: string; leaseTtlS: number },
 ): Promise<OpenedExistingTurn> {
   if (!isUuid(input.conversationId)) return { found: false, leased: false, run: null };
-  const { rows } = await q.query<{ found: boolean; leased: boolean } & Partial<RunRow>>(
-    `WITH c AS (SELECT id FROM conversations WHERE id = $2::uuid AND user_id = $1),
+  const { rows } = await q.query<{ found: boolean; leased: boolean; active_branch: number | null; thread_branch: number | null } & Partial<RunRow>>(
+    `WITH c AS (SELECT id, active_branch, thread_branch FROM conversations WHERE id = $2::uuid AND user_id = $1),
      l AS (
        INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at, owner)
        SELECT id, $3::text, 'streaming', now(), now() + make_interval(secs => $7), $6 FROM c
@@ -82,9 +85,12 @@ export async function openExistingConversationTurn(
        ${takeLeaseOnConflict('true')}
        RETURNING conversation_id),
      r AS (${insertRunFromLease(false)})
-     SELECT EXISTS (SELECT 1 FROM c) AS found, EXISTS (SELECT 1 FROM l) AS leased, r.* FROM (SELECT 1) AS one LEFT JOIN r ON true`,
+     SELECT EXISTS (SELECT 1 FROM c) AS found, EXISTS (SELECT 1 FROM l) AS leased,
+            (SELECT active_branch FROM c) AS active_branch, (SELECT thread_branch FROM c) AS thread_branch, r.*
+       FROM (SELECT 1) AS one LEFT JOIN r ON true`,
     [input.userId, input.conversationId, input.runId, input.requestId, input.requestHash, input.owner, input.leaseTtlS],
   );
   const row = rows[0]!;
-  return { found: row.found, leased: row.leased, run: row.id ? toRun(row as RunRow) : null };
+  const branchAt = row.active_branch === null ? undefined : { active: row.active_branch, thread: row.thread_branch ?? 0 };
+  return { found: row.found, leased: row.leased, run: row.id ? toRun(row as RunRow) : null, branchAt };
 }

@@ -193,8 +193,8 @@ async function submit(env: { pool: Pool; files: FileStorage; opener: TurnOpener;
     return queued ?? submit(env, rawInput, user); // its request id was taken meanwhile: replay that
   }
   if ('replayed' in opened) return opened.replayed;
-  const { run, lease, setup, unresumed } = opened;
-  env.local.start(run, user, { ...input, storedPaths }, { lease, fresh, setup, unresumed }, submittedAt);
+  const { run, lease, setup, unresumed, branchAt } = opened;
+  env.local.start(run, user, { ...input, storedPaths }, { lease, fresh, setup, unresumed, branchAt }, submittedAt);
   return env.local.handle(run, false);
 }
 

@@ -61,7 +61,7 @@ export interface LocalRunsOptions {
   deps: Omit<TurnDeps, 'onApprovalsResolved'>;
 }
 
-export type StartedTurn = Pick<TurnContext, 'lease' | 'fresh' | 'setup' | 'unresumed'>;
+export type StartedTurn = Pick<TurnContext, 'lease' | 'fresh' | 'setup' | 'unresumed' | 'branchAt'>;
 
 export class LocalTurns {
   readonly #options: LocalRunsOptions;

@@ -30,9 +30,17 @@ import type { TurnScope } from './turn-scope.ts';
 export const BRANCH_NOTE =
   'This conversation was branched: the user edited or regenerated an earlier message. Tool calls and results shown earlier in it ran once, before the branch; nothing was run again. Anything to do now needs a new tool call.';
 
-/** The turn runs on the active branch: moves the thread there when a switch left it elsewhere. */
+/**
+ * The turn runs on the active branch: moves the thread there when a switch left it elsewhere.
+ * Most turns know both branches from the lease's statement (ctx.branchAt) and read nothing more.
+ */
 export async function alignBranch(t: TurnScope): Promise<void> {
   const { deps, ctx } = t;
+  const at = ctx.branchAt;
+  if (at && at.active === at.thread) {
+    t.setBranch(at.active);
+    return;
+  }
   const state = await readBranches(deps.pool, ctx.conversationId);
   t.branches = state;
   t.setBranch(state?.active ?? 0);
@@ -61,6 +69,7 @@ export async function* forkTurn(t: TurnScope, runContext: ResumeContext): AsyncG
   const { deps, ctx } = t;
   const { input, conversationId } = ctx;
   const edit = input.action === 'edit';
+  t.branches ??= await readBranches(deps.pool, conversationId);
   const place = await forkPlace(deps.pool, conversationId, t.branches, input.messageId ?? null, edit);
   const left = await deps.agent.threadHead(conversationId);
   const fork = await deps.agent.forkThread(conversationId, place.humanIndex);

@@ -10,6 +10,7 @@
  */
 import { listUnresumedApprovals, type Approval } from '../db/approvals.ts';
 import type { Pool } from '../db/index.ts';
+import type { BranchAt } from '../db/branches.ts';
 import { findRunByRequest, finishRun, type Run } from '../db/runs.ts';
 import { openExistingConversationTurn, openNewConversationTurn } from '../db/turn-opening.ts';
 import { AirlockError } from '../errors.ts';
@@ -31,7 +32,7 @@ export interface TurnOpenerOptions {
   handle(run: Run, replayed: boolean): TurnHandle;
 }
 
-export type OpenedTurn = { run: Run; lease: ConversationLease; setup: TurnSetup; unresumed?: Promise<Approval[]> };
+export type OpenedTurn = { run: Run; lease: ConversationLease; setup: TurnSetup; unresumed?: Promise<Approval[]>; branchAt?: BranchAt };
 export type Opened = OpenedTurn | { replayed: TurnHandle };
 export type Submitted = TurnInput & { requestId: string };
 
@@ -56,7 +57,7 @@ export function createTurnOpener(options: TurnOpenerOptions) {
     if (!opened.run) return replayWinner(lease, user, input, hash);
     // Read under the lease (taken above), while the turn is linked: no new pause can open meanwhile.
     const unresumed = readAhead(listUnresumedApprovals(pool, conversationId));
-    return { ...(await linked(opened.run, lease, user, input, false)), unresumed };
+    return { ...(await linked(opened.run, lease, user, input, false)), unresumed, branchAt: opened.branchAt };
   }
 
   /** A new conversation: the conversation, its lease and the run row in one round trip, then the link. */

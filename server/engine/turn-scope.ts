@@ -9,7 +9,7 @@ import type { ResolvedApproval } from '../approvals/steps.ts';
 import type { PrepareChatAttachments } from './attachments.ts';
 import type { ConversationLease } from './lease.ts';
 import type { Approval } from '../db/approvals.ts';
-import type { BranchState } from '../db/branches.ts';
+import type { BranchAt, BranchState } from '../db/branches.ts';
 import { isDecision } from '../approvals/types.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import { finishRun } from '../db/runs.ts';
@@ -57,6 +57,8 @@ export interface TurnContext {
   setup?: TurnSetup;
   /** The conversation's approvals not yet resumed, when the engine started reading them under the lease. */
   unresumed?: Promise<Approval[]>;
+  /** Its active and thread branch, read with the lease (absent: alignBranch reads them). */
+  branchAt?: BranchAt;
 }
 
 export type ToolStartEvent = Extract<AgentEvent, { type: 'tool_start' }>;
