@@ -62,7 +62,7 @@ export interface AppendMessageInput {
   metadata?: Record<string, unknown>;
   /** Idempotency: the same request_id with the same payload returns the stored message. */
   requestId?: string | null;
-  /** The branch it is written on (issue 29); default 0. */
+  /** The branch it is written on (issue 29); default: the conversation's active branch. */
   branch?: number;
 }
 
@@ -76,13 +76,13 @@ export interface AppendMessageInput {
  */
 export async function appendMessage(q: Queryable, input: AppendMessageInput): Promise<Message> {
   const metadata = storableJson(input.metadata ?? {});
-  const params = [input.conversationId, input.role, storableText(input.content), metadata, input.requestId ?? null, input.branch ?? 0];
+  const params = [input.conversationId, input.role, storableText(input.content), metadata, input.requestId ?? null, input.branch ?? null];
   if (!isUuid(input.conversationId)) throw new AirlockError('NOT_FOUND', 'No such conversation.');
   let rows: MessageRow[];
   try {
     ({ rows } = await q.query<MessageRow>(
       `INSERT INTO messages AS m (conversation_id, role, content, metadata, request_id, branch)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+       VALUES ($1, $2, $3, $4::jsonb, $5, coalesce($6::int, (SELECT active_branch FROM conversations WHERE id = $1::uuid), 0))
        ON CONFLICT (conversation_id, request_id) DO NOTHING
        RETURNING ${COLUMNS}`,
       params,

@@ -191,7 +191,7 @@ describe('messages and history', () => {
     const body = { role: 'user', content: 'Start maintenance on cdn-edge', metadata: { files: [] }, request_id: 'req-1' };
     const first = await say(alice, conv.id, body);
     expect(first.status).toBe(201);
-    expect(Object.keys(first.body).sort()).toEqual(['content', 'conversation_id', 'created_at', 'id', 'metadata', 'role']);
+    expect(Object.keys(first.body).sort()).toEqual(['branch', 'content', 'conversation_id', 'created_at', 'id', 'metadata', 'role', 'seq']);
     expect(first.body).toMatchObject({ conversation_id: conv.id, role: 'user', content: body.content, metadata: { files: [] } });
     const again = await say(alice, conv.id, body);
     expect(again.body.id).toBe(first.body.id);

@@ -64,6 +64,9 @@ interface StoredBase {
   conversation_id: string;
   content: string;
   created_at: string;
+  /** Its place in the conversation (a fork's `from_message_seq` counts in it) and its branch (issue 29). */
+  seq: number;
+  branch: number;
 }
 
 /** One message of a history page. */

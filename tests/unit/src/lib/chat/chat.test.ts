@@ -19,7 +19,7 @@ function setup(history: Record<string, StoredMessage[]> = {}) {
 }
 
 const stored = (id: string, role: 'user' | 'assistant', content: string, metadata: Record<string, unknown> = {}): StoredMessage =>
-  ({ id, conversation_id: 'c1', role, content, metadata, created_at: '2026-01-01T00:00:00Z' }) as StoredMessage;
+  ({ id, conversation_id: 'c1', role, content, metadata, created_at: '2026-01-01T00:00:00Z', seq: 0, branch: 0 }) as StoredMessage;
 const future = () => new Date(Date.now() + 60_000).toISOString();
 
 describe('ChatState', () => {
