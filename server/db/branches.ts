@@ -15,6 +15,7 @@ export interface BranchRow {
   fromSeq: number | null;
   /** Where it left its parent in the history (messages.seq). */
   fromMessageSeq: number | null;
+  /** Where the thread stood on it when it was last left; a new fork's: the checkpoint it starts from. */
   headCheckpoint: string | null;
 }
 
@@ -22,9 +23,11 @@ export interface BranchRow {
 export interface BranchAt {
   active: number;
   thread: number;
+  /** It has forked at least once (a row in conversation_branches). */
+  forked: boolean;
 }
 
-export interface BranchState extends BranchAt {
+export interface BranchState extends Omit<BranchAt, 'forked'> {
   branches: BranchRow[];
 }
 

@@ -76,7 +76,7 @@ export async function openExistingConversationTurn(
   input: { userId: string; conversationId: string; runId: string; requestId: string; requestHash: string; owner: string; leaseTtlS: number },
 ): Promise<OpenedExistingTurn> {
   if (!isUuid(input.conversationId)) return { found: false, leased: false, run: null };
-  const { rows } = await q.query<{ found: boolean; leased: boolean; active_branch: number | null; thread_branch: number | null } & Partial<RunRow>>(
+  const { rows } = await q.query<{ found: boolean; leased: boolean; active_branch: number | null; thread_branch: number | null; forked: boolean } & Partial<RunRow>>(
     `WITH c AS (SELECT id, active_branch, thread_branch FROM conversations WHERE id = $2::uuid AND user_id = $1),
      l AS (
        INSERT INTO conversation_leases AS l (conversation_id, holder, state, since, expires_at, owner)
@@ -86,11 +86,12 @@ export async function openExistingConversationTurn(
        RETURNING conversation_id),
      r AS (${insertRunFromLease(false)})
      SELECT EXISTS (SELECT 1 FROM c) AS found, EXISTS (SELECT 1 FROM l) AS leased,
-            (SELECT active_branch FROM c) AS active_branch, (SELECT thread_branch FROM c) AS thread_branch, r.*
+            (SELECT active_branch FROM c) AS active_branch, (SELECT thread_branch FROM c) AS thread_branch,
+            EXISTS (SELECT 1 FROM conversation_branches b WHERE b.conversation_id = $2::uuid) AS forked, r.*
        FROM (SELECT 1) AS one LEFT JOIN r ON true`,
     [input.userId, input.conversationId, input.runId, input.requestId, input.requestHash, input.owner, input.leaseTtlS],
   );
   const row = rows[0]!;
-  const branchAt = row.active_branch === null ? undefined : { active: row.active_branch, thread: row.thread_branch ?? 0 };
+  const branchAt = row.active_branch === null ? undefined : { active: row.active_branch, thread: row.thread_branch ?? 0, forked: row.forked };
   return { found: row.found, leased: row.leased, run: row.id ? toRun(row as RunRow) : null, branchAt };
 }

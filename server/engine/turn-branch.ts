@@ -32,26 +32,37 @@ export const BRANCH_NOTE =
 
 /**
  * The turn runs on the active branch: moves the thread there when a switch left it elsewhere.
- * Most turns know both branches from the lease's statement (ctx.branchAt) and read nothing more.
+ * A conversation that never forked reads nothing more (ctx.branchAt came with the lease).
+ *
+ * The move is recorded (thread_branch) before the run writes its first checkpoint, so a process
+ * that dies in between leaves the thread's newest checkpoint where the move found it: on the head
+ * recorded for the branch it left. The next turn sees that and starts from the active branch's
+ * head again, so no turn ever continues another branch's thread.
  */
 export async function alignBranch(t: TurnScope): Promise<void> {
   const { deps, ctx } = t;
   const at = ctx.branchAt;
-  if (at && at.active === at.thread) {
+  if (at && !at.forked) {
     t.setBranch(at.active);
     return;
   }
   const state = await readBranches(deps.pool, ctx.conversationId);
   t.branches = state;
   t.setBranch(state?.active ?? 0);
-  if (!state || state.active === state.thread) return;
-  const left = await deps.agent.threadHead(ctx.conversationId);
+  if (!state || state.branches.length === 0) return;
+  const newest = await deps.agent.threadHead(ctx.conversationId);
+  const active = state.branches.find((b) => b.branch === state.active);
+  if (state.active === state.thread) {
+    const stranded = newest !== null && newest !== active?.headCheckpoint && state.branches.some((b) => b.branch !== state.active && b.headCheckpoint === newest);
+    if (stranded) t.startFrom = active?.headCheckpoint ?? null;
+    return;
+  }
   await withTransaction(deps.pool, async (tx) => {
-    await setBranchHead(tx, ctx.conversationId, state.thread, left);
+    await setBranchHead(tx, ctx.conversationId, state.thread, newest);
     await setThreadBranch(tx, ctx.conversationId, state.active);
   });
   // This turn's run goes on from where the branch was left (LangGraph's fork by checkpoint id).
-  t.startFrom = state.branches.find((b) => b.branch === state.active)?.headCheckpoint ?? null;
+  t.startFrom = active?.headCheckpoint ?? null;
   t.branches = { ...state, thread: state.active };
 }
 
@@ -75,7 +86,7 @@ export async function* forkTurn(t: TurnScope, runContext: ResumeContext): AsyncG
   const fork = await deps.agent.forkThread(conversationId, place.humanIndex);
   yield* await t.commit(async (tx) => {
       await setBranchHead(tx, conversationId, t.branch, left);
-      const branch = await insertBranch(tx, { conversationId, parentBranch: place.parent, fromSeq: place.fromSeq, fromMessageSeq: place.fromMessageSeq, headCheckpoint: null });
+      const branch = await insertBranch(tx, { conversationId, parentBranch: place.parent, fromSeq: place.fromSeq, fromMessageSeq: place.fromMessageSeq, headCheckpoint: fork?.checkpointId ?? null });
       t.setBranch(branch);
       const drafts: EventDraft[] = [{ kind: 'branch.forked', payload: { run_id: ctx.runId, from_seq: place.fromSeq, parent_branch: place.parent } }];
       if (edit) {

@@ -188,6 +188,12 @@ describe('branches (issue 29)', () => {
     expect(back.active_branch).toBe(0);
     expect(back.items.map((m) => m.id)).toEqual(before.items.map((m) => m.id));
     expect((await events(id)).at(-1)).toMatchObject({ kind: 'branch.switched' });
+    // As if the process died right after the next turn recorded the move (thread_branch, and the
+    // head of the branch it left) and before its run wrote a checkpoint: the thread still stands on
+    // branch 1's head. The next turn must still go on from branch 0's.
+    const newest = (await db.pool.query(`SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''`, [id])).rows[0].id;
+    await db.pool.query('UPDATE conversation_branches SET head_checkpoint = $2 WHERE conversation_id = $1 AND branch = 1', [id, newest]);
+    await db.pool.query('UPDATE conversations SET thread_branch = 0 WHERE id = $1', [id]);
     const more = await send('thanks', id);
     expect(more.status).toBe('complete');
     const resumed = (await threadMessages(id)).filter((m) => m.getType() === 'human').map((m) => String(m.content));

@@ -5,8 +5,9 @@
 -- - conversation_branches: each fork's parent and where it left it. A branch's transcript is its
 --   parent's rows before `from_message_seq` (recursively), then its own rows. `from_seq` is the
 --   same point in the ledger (conversation_events.seq; branch.forked carries it).
---   `head_checkpoint`: where the thread stood on this branch when it was last left, so that a
---   switch back puts the thread there again (LangGraph's updateState with that checkpoint id).
+--   `head_checkpoint`: where the thread stood on this branch when it was last left (a new fork:
+--   the checkpoint it starts from), so that a switch back puts the thread there again (a run from
+--   that checkpoint id: LangGraph's fork).
 -- - conversations.active_branch: the branch the conversation shows and continues (branch.switched);
 --   thread_branch: the branch the thread's newest checkpoint belongs to (the next turn moves the
 --   thread to active_branch first when they differ).
