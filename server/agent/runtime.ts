@@ -119,11 +119,11 @@ export interface AgentRuntime {
    */
   threadHead(threadId: string): Promise<string | null>;
   /**
-   * The checkpoint before the thread's human message number `humanIndex` (0-based, on the newest
-   * checkpoint's line of parents): a run from it (RunInput.fromCheckpoint) takes that message's
-   * place. Null when the thread has no checkpoint.
+   * The checkpoint before the thread's human message number `humanIndex` (0-based, on the line of
+   * parents of `head`, default the newest checkpoint): a run from it (RunInput.fromCheckpoint)
+   * takes that message's place. Null when the thread has no checkpoint.
    */
-  forkThread(threadId: string, humanIndex: number): Promise<ThreadFork | null>;
+  forkThread(threadId: string, humanIndex: number, head?: string | null): Promise<ThreadFork | null>;
   /**
    * An approver's edit of a paused call of `tool` (issue 27 item 1), checked as the requester
    * (`userToken`): the arguments against the tool's input schema, then the policy on the edited call.
@@ -366,15 +366,16 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       return { ok: true, args: checked.args, policy: decide(tool, undefined, checked.args) };
     },
     threadHead: async (threadId) => checkpointIdOf((await saver.getTuple(threadConfig(threadId)))?.config),
-    async forkThread(threadId, humanIndex) {
-      // The whole thread in one read (every branch's checkpoints), then the newest one's parents.
+    async forkThread(threadId, humanIndex, from = null) {
+      // The whole thread in one read (every branch's checkpoints), then the head's parents.
       const byId = new Map<string, StateSnapshot>();
-      let head: StateSnapshot | undefined;
+      let newest: StateSnapshot | undefined;
       for await (const snapshot of current().getStateHistory(threadConfig(threadId))) {
-        head ??= snapshot;
+        newest ??= snapshot;
         const id = checkpointIdOf(snapshot.config);
         if (id) byId.set(id, snapshot);
       }
+      const head = (from ? byId.get(from) : undefined) ?? newest;
       let oldest: StateSnapshot | undefined;
       for (let s = head; s; s = byId.get(checkpointIdOf(s.parentConfig) ?? '')) {
         const messages = ((s.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];

@@ -1,13 +1,14 @@
 /**
  * Branches in a turn (issue 29 item 2). The conversation is one LangGraph thread; a branch is a
  * line of its checkpoints, and the app only records which rows belong to which branch
- * (db/branches.ts). Every run goes on from the thread's newest checkpoint, so:
+ * (db/branches.ts). A run goes on from the thread's newest checkpoint unless it names another
+ * (`checkpoint_id`: LangGraph's own fork), so:
  *
  *   any turn            -> the thread stands on another branch than the active one (a switch)?
- *                          record where it stood, move it to the active branch's head      alignBranch
+ *                          record where it stood, run from the active branch's head        alignBranch
  *   edit / regenerate   -> the message's place on the shown branch -> the checkpoint before its
- *                          human message becomes the newest (updateState with its id)
- *                          -> branch.forked (+ the edited user.message) -> the run          forkTurn
+ *                          human message (getStateHistory) -> branch.forked (+ the edited
+ *                          user.message) -> the run from that checkpoint                   forkTurn
  *
  * Why nothing runs twice: the fork starts from a checkpoint, never from a pending step. Before an
  * action that ran, the model has to ask again, and its call is a new tool call with its own
@@ -82,19 +83,21 @@ export async function* forkTurn(t: TurnScope, runContext: ResumeContext): AsyncG
   const edit = input.action === 'edit';
   t.branches ??= await readBranches(deps.pool, conversationId);
   const place = await forkPlace(deps.pool, conversationId, t.branches, input.messageId ?? null, edit);
-  const left = await deps.agent.threadHead(conversationId);
-  const fork = await deps.agent.forkThread(conversationId, place.humanIndex);
+  // Where the shown branch stands: after a switch the thread's newest checkpoint is still the
+  // other branch's (alignBranch set where this turn starts instead).
+  const left = t.startFrom ?? (await deps.agent.threadHead(conversationId));
+  const fork = await deps.agent.forkThread(conversationId, place.humanIndex, left);
   yield* await t.commit(async (tx) => {
-      await setBranchHead(tx, conversationId, t.branch, left);
-      const branch = await insertBranch(tx, { conversationId, parentBranch: place.parent, fromSeq: place.fromSeq, fromMessageSeq: place.fromMessageSeq, headCheckpoint: fork?.checkpointId ?? null });
-      t.setBranch(branch);
-      const drafts: EventDraft[] = [{ kind: 'branch.forked', payload: { run_id: ctx.runId, from_seq: place.fromSeq, parent_branch: place.parent } }];
-      if (edit) {
-        await t.transcript.user(input.text, input.files, tx);
-        drafts.push({ kind: 'user.message', payload: { run_id: ctx.runId, request_id: input.requestId, text: input.text, files: input.files } });
-      } else t.answering(place.fromSeq - 1); // a regenerate answers the message it keeps
-      return drafts;
-    });
+    await setBranchHead(tx, conversationId, t.branch, left);
+    const branch = await insertBranch(tx, { conversationId, parentBranch: place.parent, fromSeq: place.fromSeq, fromMessageSeq: place.fromMessageSeq, headCheckpoint: fork?.checkpointId ?? null });
+    t.setBranch(branch);
+    const drafts: EventDraft[] = [{ kind: 'branch.forked', payload: { run_id: ctx.runId, from_seq: place.fromSeq, parent_branch: place.parent } }];
+    if (edit) {
+      await t.transcript.user(input.text, input.files, tx);
+      drafts.push({ kind: 'user.message', payload: { run_id: ctx.runId, request_id: input.requestId, text: input.text, files: input.files } });
+    } else t.answering(place.fromSeq - 1); // a regenerate answers the message it keeps
+    return drafts;
+  });
   const text = edit ? input.text : place.user.content;
   const callerSystem = [runContext.callerSystem, BRANCH_NOTE].filter(Boolean).join('\n\n');
   return deps.agent.run({ ...runContext, callerSystem, text, fromCheckpoint: fork?.checkpointId ?? null, replaces: fork?.replaces ?? null });

@@ -223,6 +223,21 @@ describe('branches (issue 29)', () => {
     ]);
   });
 
+  it('an edit right after a switch forks the shown branch, not the one the thread last ran on', async () => {
+    const first = await send('m1', null);
+    const id = String(first.messages[0].metadata.conversation_id);
+    await send('m2', id);
+    await send('m3', id);
+    const [, m2, m3] = (await history(id)).items.filter((m) => m.role === 'user');
+    await send('m2b', id, 'edit', m2.id);
+    expect((await switchTo(id, 0)).status).toBe(200);
+    // No turn in between: the thread still stands on branch 1 (m1, m2b).
+    await send('m3b', id, 'edit', m3.id);
+    const humans = (await threadMessages(id)).filter((m) => m.getType() === 'human').map((m) => String(m.content));
+    expect(humans).toEqual(['m1', 'm2', 'm3b']);
+    expect((await history(id)).items.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['m1', 'm2', 'm3b']);
+  });
+
   it('refuses what cannot branch: a message of no shown branch, the wrong role, no message_id, a switch to no branch', async () => {
     const first = await send('hello', null);
     const id = String(first.messages[0].metadata.conversation_id);
