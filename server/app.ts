@@ -12,7 +12,7 @@ import { serializeRequest } from './log-redact.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
 import { registerServerTiming } from './timing/fastify.ts';
 import { apiRoutes } from './api/index.ts';
-import { gatewayRoutes } from './gateway.ts';
+import { gatewayRoutes, type GatewayOptions } from './gateway.ts';
 import { webRoutes } from './web/index.ts';
 import { createServiceTokenVerifier, createUserTokenVerifier } from './auth/index.ts';
 import { prometheusRoute } from './v1/prometheus-route.ts';
@@ -27,9 +27,11 @@ export interface AppOptions {
   databaseUrl?: string;
   /** The tool policy, when the caller loaded it already (main.ts, before the database); else the gateway loads POLICY_FILE. */
   policy?: PolicyFile;
+  /** Told of each model title the gateway asks, with its outcome (tests await it). */
+  onModelTitle?: GatewayOptions['onModelTitle'];
 }
 
-export async function buildApp({ config, roles, pool, databaseUrl, policy }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, roles, pool, databaseUrl, policy, onModelTitle }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel, { serializers: { req: serializeRequest } }),
     bodyLimit: config.bodyMaxBytes,
@@ -53,7 +55,7 @@ export async function buildApp({ config, roles, pool, databaseUrl, policy }: App
   }
   if (roles.includes('gateway')) {
     if (!pool || !databaseUrl) throw new Error('the gateway role needs a database');
-    await app.register(gatewayRoutes, { config, pool, databaseUrl, apiUrl, policy });
+    await app.register(gatewayRoutes, { config, pool, databaseUrl, apiUrl, policy, onModelTitle });
   }
   // Each process's own Prometheus metrics at the root (service token), wherever there is a database to verify it.
   if (pool && (roles.includes('api') || roles.includes('gateway'))) {

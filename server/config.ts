@@ -37,6 +37,8 @@ const EnvSchema = z.object({
   MODEL_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** The model accepts image content parts; otherwise it is told an image was attached and cannot be seen. */
   OPENAI_VISION: bool.default(false),
+  /** A real model titles each conversation after its first answer (one small prompt); off, or the offline model: the rule's title stays. */
+  MODEL_TITLES: bool.default(true),
   /** Attached text (files, PDF text) the model gets per file and per turn; beyond: head + tail + a note. */
   ATTACHMENT_MAX_BYTES_PER_FILE: z.coerce.number().int().positive().default(100_000),
   ATTACHMENT_MAX_BYTES_PER_TURN: z.coerce.number().int().positive().default(250_000),
@@ -141,7 +143,8 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   publicUrl: string | undefined;
   apiUrl: string | undefined;
-  model: { baseUrl: string | undefined; apiKey: string; name: string; timeoutMs: number; maxRetries: number; idleTimeoutMs: number };
+  /** `titles`: MODEL_TITLES, the model's conversation titles (a real model only; engine/first-title.ts). */
+  model: { baseUrl: string | undefined; apiKey: string; name: string; timeoutMs: number; maxRetries: number; idleTimeoutMs: number; titles: boolean };
   offlineModelDelayMs: number;
   approvalTimeoutS: number;
   /** APPROVAL_WEBHOOKS as given (v1/webhooks/settings.ts reads it). */
@@ -214,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.OPENAI_TIMEOUT_MS,
       maxRetries: e.OPENAI_MAX_RETRIES,
       idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS,
+      titles: e.MODEL_TITLES,
     },
     offlineModelDelayMs: e.OFFLINE_MODEL_DELAY_MS,
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,

@@ -14,14 +14,14 @@
  */
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { createAgentRuntime, defaultActions, toolPrefixes, type AgentRuntime, type ToolSource } from './agent/index.ts';
+import { createAgentRuntime, createTitleModel, defaultActions, toolPrefixes, type AgentRuntime, type TitleModel, type ToolSource } from './agent/index.ts';
 import { createUserTokenVerifier, keyCipherFor } from './auth/index.ts';
 import type { Config } from './config.ts';
 import type { Pool } from './db/index.ts';
 import { isFileReferenced } from './db/messages.ts';
 import { agUiRoutes } from './ag-ui/index.ts';
 import { createHeadless, loadWebhooks, V1_PREFIX } from './v1/index.ts';
-import { createEngine, PgLedger, ProcessLiveness, type Engine } from './engine/index.ts';
+import { createEngine, PgLedger, ProcessLiveness, type Engine, type EngineOptions } from './engine/index.ts';
 import { AirlockError } from './errors.ts';
 import { eventRoutes } from './events/index.ts';
 import { insertAudit } from './db/audit.ts';
@@ -53,6 +53,8 @@ export interface GatewayOptions {
   apiUrl: () => string;
   /** Loaded already (main.ts); else read from POLICY_FILE here. */
   policy?: PolicyFile;
+  /** Told of each model title asked, with its outcome (EngineOptions.onModelTitle; tests await it). */
+  onModelTitle?: EngineOptions['onModelTitle'];
 }
 
 export const GRADIO_MOUNT = '/api/agent/gradio';
@@ -72,7 +74,7 @@ export const gatewayRoutes: FastifyPluginAsync<GatewayOptions> = async (app, opt
 
 type Verifiers = { verifyUser: ReturnType<typeof createUserTokenVerifier>; verifyService: ReturnType<typeof createServiceTokenVerifier> };
 type ModelInfo = { name: string; baseUrl: string; apiKey: string; offline: boolean };
-type Started = { agent: AgentRuntime; sources: ToolSource[]; policy: PolicyFile; pendingWrites: PendingWrites; verifiers: Verifiers; model: ModelInfo };
+type Started = { agent: AgentRuntime; sources: ToolSource[]; policy: PolicyFile; pendingWrites: PendingWrites; verifiers: Verifiers; model: ModelInfo; titleModel?: TitleModel };
 
 /** Phase 1: the policy, the model, the checkpointer, the tool sources and the agent runtime. */
 async function startAgent(app: FastifyInstance, { config, pool, databaseUrl, apiUrl, ...options }: GatewayOptions): Promise<Started> {
@@ -103,23 +105,26 @@ async function startAgent(app: FastifyInstance, { config, pool, databaseUrl, api
     checkpointer,
   });
   const model: ModelInfo = { name: config.model.name, baseUrl: offlineModel?.baseUrl ?? config.model.baseUrl!, apiKey: config.model.apiKey, offline };
-  return { agent, sources, policy, pendingWrites, verifiers, model };
+  // A real model titles conversations after their first answer (MODEL_TITLES); the offline model's stay the rule's.
+  const titleModel = !offline && config.model.titles ? createTitleModel({ ...config.model, baseUrl: model.baseUrl }) : undefined;
+  return { agent, sources, policy, pendingWrites, verifiers, model, titleModel };
 }
 
 /** Phase 2: the control-plane routes of /api/agent/v1 (issue 11 part B; the runs API registers its own). */
 async function controlRoutes(app: FastifyInstance, { config, pool }: GatewayOptions, started: Started) {
-  const { policy, sources, model, verifiers } = started;
+  const { policy, sources, model, verifiers, titleModel } = started;
   const builtinDefaults = () => defaultActions(sources);
   // A misspelt rule denies nothing: say so at start (the tools of sources not up yet count as known by prefix).
   const unknownTools = unknownRuleTools(policy.rules, new Set(builtinDefaults().keys()), toolPrefixes(sources));
   if (unknownTools.length > 0) app.log.warn({ tools: unknownTools, file: policy.source }, 'the policy file names tools the agent does not have (a typo?)');
   await app.register(policyRoutes, { prefix: '/api/agent/v1', pool, policy, verifiers, builtinDefaults, toolPrefixes: () => toolPrefixes(sources) });
   await app.register(opsRoutes, { prefix: '/api/agent/v1', pool, verifiers, model, toolSources: sources });
-  app.get('/api/agent/info', async () => ({ model: config.model.name, offline_model: model.offline, approval_timeout_s: config.approvalTimeoutS }));
+  // `model_titles`: the sidebar reads a first answer's title back again when the model's may follow.
+  app.get('/api/agent/info', async () => ({ model: config.model.name, offline_model: model.offline, model_titles: titleModel !== undefined, approval_timeout_s: config.approvalTimeoutS }));
 }
 
 /** Phase 3: uploads, the ledger, the headless API, this process's liveness, the engine and its recovery. */
-async function startEngine(app: FastifyInstance, { config, pool, databaseUrl }: GatewayOptions, { agent, policy, pendingWrites, sources }: Started) {
+async function startEngine(app: FastifyInstance, { config, pool, databaseUrl, onModelTitle }: GatewayOptions, { agent, policy, pendingWrites, sources, titleModel }: Started) {
   const uploadDir = join(config.dataDir, 'uploads');
   // Several replicas: uploads live in PostgreSQL (each replica keeps a local copy to serve from).
   const uploadLimits = { requestMaxBytes: config.uploads.requestMaxBytes, quotaBytes: config.uploads.quotaBytes };
@@ -145,6 +150,8 @@ async function startEngine(app: FastifyInstance, { config, pool, databaseUrl }: 
     leaseTtlS: config.leaseTtlS,
     log: app.log,
     pendingWrites,
+    titleModel,
+    onModelTitle,
   });
   liveness.onLost(() => engine.abandon(new AirlockError('SERVICE_UNAVAILABLE', 'The server lost its database connection while answering; please retry.')));
   const runRecovery = engine.startRecovery();

@@ -5,6 +5,7 @@
 export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type RunInput, type ResumeInput, type AttachmentPart } from './runtime.ts';
 export type { AgentEvent, ApprovalDecision, EditReview, PendingApproval, ApprovalRequest } from './types.ts';
 export { createChatModel, type ModelSettings } from './model.ts';
+export { createTitleModel, type TitleModel, type TitlePrompt } from './title-model.ts';
 export { SYSTEM_PROMPT } from './graph.ts';
 export { createServiceTokenProvider, type ServiceCredentials, type ServiceTokenProvider } from './service-token.ts';
 export { getToolsForQuery, type Embedder } from './select-tools.ts';

@@ -16,6 +16,8 @@ export interface ModelSettings {
   maxRetries: number;
   /** A streamed answer silent this long between chunks fails (MODEL_IDLE_TIMEOUT_MS; default 60 s). */
   idleTimeoutMs?: number;
+  /** Output tokens per answer at most (a conversation title's cost cap); absent: the model's own limit. */
+  maxTokens?: number;
 }
 
 /** Names that make ChatOpenAI switch to the Responses API, which chat-completions servers lack (notes §4). */
@@ -36,6 +38,7 @@ export function createChatModel(settings: ModelSettings): ChatOpenAI {
     apiKey: settings.apiKey || 'unused',
     timeout: settings.timeoutMs,
     maxRetries: settings.maxRetries,
+    maxTokens: settings.maxTokens,
     // `timeout` ends a request whose answer does not start; the fetch ends one that stops midway.
     configuration: { baseURL: settings.baseUrl.replace(/\/+$/, ''), fetch: meteredFetch(idleTimeoutFetch(settings.idleTimeoutMs ?? 60_000)) },
   };

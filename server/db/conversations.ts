@@ -1,8 +1,8 @@
 /**
  * The conversations table: one row per chat, owned by one user. The title is derived from the
  * first user message (trigger in 004_conversations.sql) until it is set explicitly, then replaced
- * once by the model's after the first answer unless the user gave one (`title_by_user`); `search` is a
- * tsvector over the title and the messages' text, kept by triggers.
+ * after the first answer (the rule's title, then a real model's) unless the user gave one
+ * (`title_by_user`); `search` is a tsvector over the title and the messages' text, kept by triggers.
  * @module
  */
 import { AirlockError } from '../errors.ts';
@@ -129,23 +129,43 @@ export async function renameConversation(
 }
 
 /**
- * The model's title after the conversation's first completed answer (run `runId` ends done): written
- * only while no other run here has ended done and the user never gave a title (a rename, or a title
- * at creation: `title_by_user`, migration 180), so it never overwrites theirs. True when written.
+ * The one guard of every automatic title: it is written only while the user never gave one (a
+ * rename, or a title at creation: `title_by_user`, migration 180), so it never overwrites theirs;
+ * `also` is the writer's own condition ($3 on). Without bidi controls. True when the row qualified
+ * (its title may have been this one already).
  */
-export async function setFirstAnswerTitle(
-  q: Queryable,
-  input: { id: string; runId: string; title: string },
-): Promise<boolean> {
-  const title = stripBidiControls(input.title).trim();
-  if (!title) return false;
+async function writeAutoTitle(q: Queryable, id: string, title: string, also: string, params: unknown[]): Promise<boolean> {
+  const clean = storedTitle(title);
+  if (!clean) return false;
   const { rowCount } = await q.query(
-    `UPDATE conversations c SET title = $3, title_auto = false
-     WHERE c.id = $1 AND NOT c.title_by_user AND c.title IS DISTINCT FROM $3
-       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.conversation_id = c.id AND r.status = 'done' AND r.id <> $2::uuid)`,
-    [input.id, input.runId, title],
+    `UPDATE conversations c SET title = $2, title_auto = false WHERE c.id = $1 AND NOT c.title_by_user AND ${also}`,
+    [id, clean, ...params],
   );
   return (rowCount ?? 0) > 0;
+}
+
+/**
+ * The rule's title after the conversation's first completed answer (run `runId` ends done): written
+ * only while no other run here has ended done, and never over the user's (writeAutoTitle). True
+ * when this was the first answer of a conversation the user had not titled.
+ */
+export function setFirstAnswerTitle(q: Queryable, input: { id: string; runId: string; title: string }): Promise<boolean> {
+  const firstDone = `NOT EXISTS (SELECT 1 FROM runs r WHERE r.conversation_id = c.id AND r.status = 'done' AND r.id <> $3::uuid)`;
+  return writeAutoTitle(q, input.id, input.title, firstDone, [input.runId]);
+}
+
+/**
+ * A real model's title (engine/first-title.ts), over `replacing`, the automatic title written at
+ * the first answer: only while the conversation still has that one, so a rename made while the
+ * model was asked stays (and never over the user's, writeAutoTitle). True when written.
+ */
+export function replaceAutoTitle(q: Queryable, input: { id: string; replacing: string; title: string }): Promise<boolean> {
+  return writeAutoTitle(q, input.id, input.title, 'c.title = $3', [storedTitle(input.replacing)]);
+}
+
+/** A title as it is stored: without bidi controls, trimmed. */
+function storedTitle(title: string): string {
+  return stripBidiControls(title).trim();
 }
 
 /** The first user message's text in a conversation, '' when there is none. */

@@ -13,13 +13,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { AgentRuntime } from '../agent/index.ts';
+import type { AgentRuntime, TitleModel } from '../agent/index.ts';
 import { precheckDecision } from '../approvals/steps.ts';
 import type { Pool } from '../db/index.ts';
 import { findQueuedInput, type QueuedInput } from '../db/queued-inputs.ts';
 import { findRunByRequest, type Run } from '../db/runs.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import { processMetrics, type Metrics } from '../metrics/index.ts';
+import { ModelTitles, type ModelTitlesOptions } from './first-title.ts';
 import type { Ledger } from './ledger.ts';
 import type { LedgerEvent } from './events.ts';
 import { switchBranch } from './branch-switch.ts';
@@ -66,6 +67,10 @@ export interface EngineOptions {
   prepareTurn?: PrepareTurn;
   /** Queued input (turn-queue.ts, issue 24): absent, a message to a busy conversation is CONVERSATION_BUSY. */
   queue?: QueueSettings;
+  /** A real model's title after a conversation's first answer (first-title.ts); absent: the rule's title stays. */
+  titleModel?: TitleModel;
+  /** Told of each model title asked, with its outcome (tests await it). */
+  onModelTitle?: ModelTitlesOptions['onAsked'];
 }
 
 export interface SubmitOptions {
@@ -121,7 +126,8 @@ export function createEngine(options: EngineOptions): Engine {
   const { pool, ledger } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
-  const deps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, approvalOutbox: options.approvalOutbox, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened };
+  const titles = options.titleModel ? new ModelTitles({ pool, model: options.titleModel, log: options.log, onAsked: options.onModelTitle }) : undefined;
+  const deps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, approvalOutbox: options.approvalOutbox, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened, titles };
   let queue: TurnQueue | undefined;
   const local = new LocalTurns({ pool, ledger, owner, leaseTtlS: options.leaseTtlS, metrics: options.metrics ?? processMetrics(), log: options.log, deps, onEnded: (id) => void queue?.startNext(id) });
   const opener = createTurnOpener({ pool, owner, leaseTtlS: options.leaseTtlS, prepareTurn: options.prepareTurn, handle: (run, replayed) => local.handle(run, replayed) });
@@ -154,9 +160,16 @@ export function createEngine(options: EngineOptions): Engine {
     closing() {
       local.closing = true;
     },
-    drain: (deadline) => local.drain(deadline),
+    // The model's titles in flight stop with the runs: none writes once the process closes.
+    async drain(deadline) {
+      await local.drain(deadline);
+      await titles?.close();
+    },
     abandon: (error, timeoutMs = 5_000) => local.abortAll(error, timeoutMs),
-    shutdown: (timeoutMs) => local.shutdown(timeoutMs),
+    async shutdown(timeoutMs) {
+      await local.shutdown(timeoutMs);
+      await titles?.close();
+    },
   };
 }
 

@@ -5,6 +5,7 @@
  */
 export { createEngine, type Engine, type EngineOptions, type SubmitOptions, type TurnHandle } from './engine.ts';
 export type { QueueSettings } from './turn-queue.ts';
+export type { ModelTitleOutcome } from './first-title.ts';
 export { EVENT_KINDS, PAYLOADS, LedgerPayloadError, validateDraft, isCommitted, branchOf, activeBranchEvents } from './events.ts';
 export type { EventDraft, EventKind, LedgerEvent, LiveEvent, PartialEvent, Payload, RunStatus } from './events.ts';
 export type { Ledger, LedgerPage, CommitListener } from './ledger.ts';

@@ -1,8 +1,9 @@
 /**
- * The offline model's conversation title (issue 29, item 3): a short noun phrase from the first
- * message and its answer, by rule, so that the sidebar stops filling with rows that are all the
- * first message cut at the same place. Pure: first-title.ts writes it once the first answer ends.
- * A real model gets the same rule (no extra model call).
+ * The rule's conversation title (issue 29, item 3): a short noun phrase from the first message and
+ * its answer, so that the sidebar stops filling with rows that are all the first message cut at the
+ * same place. Pure: first-title.ts writes it once the first answer ends, for every model. The
+ * offline model's title stays this one; a real model's title then replaces it when the model
+ * answers one small prompt (model-title.ts), cut to the same limits (capTitle).
  *
  *   "can you check the health of all services?" -> "Health of all services"
  *   "deploy checkout-api 2.4.1 to staging"      -> "Deploy checkout-api 2.4.1 to staging"
@@ -32,7 +33,7 @@ const QUESTION = /^(why|how|what|when|where|who|which|is|are|can|could|does|do|d
 const ARTICLES = /^(the|a|an|my|our|all of the)\s+/i;
 
 /** Whitespace collapsed, bidi and other control characters removed, end punctuation dropped. */
-function clean(text: string): string {
+export function cleanPhrase(text: string): string {
   return text
     .replace(/[\u0000-\u0008\u000B-\u001F\u007F\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, '')
     .replace(/\s+/g, ' ')
@@ -62,7 +63,12 @@ function stripLeadIns(text: string): string {
   return out;
 }
 
-function shorten(phrase: string): string {
+/**
+ * A phrase cut to a title's size: at most TITLE_MAX_WORDS words and TITLE_MAX_CHARS characters, cut
+ * at a word and ending with "…". The one cut every title goes through, the rule's or a model's.
+ * @example capTitle('payments-api latency in the eu region after the deploy') // 'payments-api latency in the eu region after…'
+ */
+export function capTitle(phrase: string): string {
   const words = phrase.split(' ');
   let out = words.slice(0, TITLE_MAX_WORDS).join(' ');
   let cut = words.length > TITLE_MAX_WORDS;
@@ -85,14 +91,14 @@ function phraseOf(text: string): string {
   let phrase = '';
   let asked = false;
   for (const segment of segments(text)) {
-    phrase = stripLeadIns(clean(segment));
+    phrase = stripLeadIns(cleanPhrase(segment));
     asked = segment.trim().endsWith('?');
     if (phrase && !GREETING_ONLY.test(phrase)) break;
     phrase = '';
   }
   const looked = phrase.replace(LOOK_VERBS, '');
   if (looked !== phrase && looked) phrase = looked.replace(ARTICLES, '') || looked;
-  phrase = clean(phrase);
+  phrase = cleanPhrase(phrase);
   // A question that stays one ("Why is checkout slow?") keeps its mark.
   return asked && QUESTION.test(phrase) ? `${phrase}?` : phrase;
 }
@@ -106,5 +112,5 @@ function phraseOf(text: string): string {
  */
 export function titleFor(firstMessage: string, answer: string): string {
   const phrase = phraseOf(firstMessage) || phraseOf(answer);
-  return phrase ? capitalise(shorten(phrase)) : 'New conversation';
+  return phrase ? capitalise(capTitle(phrase)) : 'New conversation';
 }

@@ -4,13 +4,14 @@
  * written because the database is away is deferred, with the answer, until it is back.
  *
  *   end / error / stop -> [assistant.message] run.finished(done | failed | cancelled)
- *   the conversation's first done run also names it (first-title.ts)
+ *   the conversation's first done run also names it (first-title.ts): by rule in its commit, then,
+ *   a real model, by the model's title, asked after the commit and never waited for
  * @module
  */
 import { isDatabaseUnavailable } from '../db/index.ts';
 import { isAirlockError } from '../errors.ts';
 import { answerDraft } from './drafts.ts';
-import { nameAfterFirstAnswer } from './first-title.ts';
+import { nameAfterFirstAnswer, type FirstTitle } from './first-title.ts';
 import type { LedgerEvent, LiveEvent } from './events.ts';
 import { TurnAbort, toTurnError } from './turn-errors.ts';
 import type { TurnScope } from './turn-scope.ts';
@@ -18,13 +19,18 @@ import type { TurnScope } from './turn-scope.ts';
 /** The agent ended its answer: the last segment and run.finished(done). */
 export async function* finishDone(t: TurnScope): AsyncGenerator<LiveEvent> {
   t.turns++;
-  yield* await t.commit(async (tx) => {
+  const named: { first?: FirstTitle | null } = {};
+  const events = await t.commit(async (tx) => {
     const answer = t.transcript.answerText;
     const drafts = answerDraft(t.ctx.runId, answer);
     await t.transcript.endAnswer({}, tx);
-    await nameAfterFirstAnswer(tx, { conversationId: t.ctx.conversationId, runId: t.ctx.runId, answer });
+    named.first = await nameAfterFirstAnswer(tx, { conversationId: t.ctx.conversationId, runId: t.ctx.runId, answer });
     return [...drafts, ...(await t.settle(tx, { status: 'done', stopReason: 'end_turn' }))];
   });
+  // Committed and settled: the model's title is asked outside the transaction, not awaited (the
+  // rule's title is there already; the sidebar never waits for the model).
+  if (named.first) void t.deps.titles?.ask(named.first);
+  yield* events;
 }
 
 /** The turn threw (or was stopped): commits its end, or defers it while the database is away. */

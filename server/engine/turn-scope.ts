@@ -18,6 +18,7 @@ import { invokeAgentSpan, ledgerCommitSpan } from '../telemetry/spans.ts';
 import type { Span } from '../telemetry/index.ts';
 import { runFinishedDraft, type RunSummary } from './drafts.ts';
 import type { EventDraft, LedgerEvent } from './events.ts';
+import type { ModelTitles } from './first-title.ts';
 import type { Ledger } from './ledger.ts';
 import { InputSeqs } from './input-seqs.ts';
 import { Transcript } from './transcript.ts';
@@ -40,6 +41,8 @@ export interface TurnDeps {
   onApprovalsOpened?: (approvals: Array<{ approvalId: string; expiresAt: Date }>) => void;
   /** Retries a run's last commit once the database is back (engine/pending-writes.ts fits); `flush` tries now. */
   pendingWrites?: { defer(label: string, write: () => Promise<void>): void; flush?(): Promise<void> };
+  /** A real model's titles (first-title.ts), asked after a first answer's end committed; absent: the rule's title stays. */
+  titles?: Pick<ModelTitles, 'ask'>;
 }
 
 export interface TurnContext {

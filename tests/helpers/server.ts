@@ -4,7 +4,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, localUrl } from '../../server/app.ts';
+import { buildApp, localUrl, type AppOptions } from '../../server/app.ts';
 import { loadConfig, type Config, type Role } from '../../server/config.ts';
 import type { TestDatabase } from './database.ts';
 
@@ -37,6 +37,8 @@ export async function startTestServer(options: {
   env?: Record<string, string>;
   /** With a TOOLS_FILE: wait (default) until every MCP server's first connect has ended, as the start no longer does. */
   waitForTools?: boolean;
+  /** Told of each model title the gateway asks (a real model), with its outcome. */
+  onModelTitle?: AppOptions['onModelTitle'];
 }): Promise<TestServer> {
   const config = options.config ?? testConfig(options.env);
   const app = await buildApp({
@@ -44,6 +46,7 @@ export async function startTestServer(options: {
     roles: options.roles ?? ['api', 'gateway'],
     pool: options.db.pool,
     databaseUrl: options.db.url,
+    onModelTitle: options.onModelTitle,
   });
   await app.listen({ host: config.host, port: config.port });
   const url = localUrl(app);

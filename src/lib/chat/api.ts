@@ -135,8 +135,8 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
     /** "Remove queued message": drops a message waiting behind the running answer (issue 24 item 4). */
     removeQueued: (cid: string, requestId: string) => call<void>('DELETE', `/api/agent/conversations/${id(cid)}/queue/${encodeURIComponent(requestId)}`),
     active: (cid: string) => call<ActiveState>('GET', `/api/agent/conversations/${id(cid)}/active`),
-    /** The gateway's model facts (`offline_model` drives the demo-model notice). */
-    agentInfo: () => call<{ model: string; offline_model: boolean; approval_timeout_s: number }>('GET', '/api/agent/info'),
+    /** The gateway's model facts (`offline_model` drives the demo-model notice; `model_titles`: a first answer's title may be followed by the model's). */
+    agentInfo: () => call<{ model: string; offline_model: boolean; model_titles?: boolean; approval_timeout_s: number }>('GET', '/api/agent/info'),
   };
 }
 

@@ -7,6 +7,12 @@ import type { Api } from './api.ts';
 import { isApiError } from './errors.ts';
 import type { Conversation } from './types.ts';
 
+/**
+ * When the title is read again after a first answer while a real model's title may follow (ms
+ * from the answer's end): the model is asked once the answer is stored, for at most 10 s.
+ */
+const MODEL_TITLE_READS_MS = [1_000, 3_000, 6_000, 11_000];
+
 export class ConversationList {
   #items = $state.raw<Conversation[]>([]);
   #next = $state<string | null>(null);
@@ -96,16 +102,41 @@ export class ConversationList {
   }
 
   /**
-   * Reads one conversation's title back (after its first answer the model's title replaces the
-   * first message's). Quiet on failure: the next list load shows it anyway.
+   * Reads one conversation's title back after its first answer, which names it
+   * (server/engine/first-title.ts): the rule's title at once. With `modelTitle` (a real model
+   * titles conversations: /api/agent/info `model_titles`) the model's may replace it a few seconds
+   * later (asked after the answer, at most 10 s), so the title is read again at MODEL_TITLE_READS_MS
+   * until it changes. Quiet on failure: the next list load shows it anyway.
    */
-  async reloadTitle(id: string): Promise<void> {
+  async reloadTitle(id: string, options: { modelTitle?: boolean } = {}): Promise<void> {
+    const first = await this.#readTitle(id);
+    if (!options.modelTitle || first === null) return;
+    let waited = 0;
+    for (const at of MODEL_TITLE_READS_MS) {
+      await new Promise((resolve) => setTimeout(resolve, at - waited));
+      waited = at;
+      // Renamed here (the server keeps the rename) or gone meanwhile: nothing more to learn.
+      if (this.#titleOf(id) !== first) return;
+      const title = await this.#readTitle(id);
+      if (title !== first) return;
+    }
+  }
+
+  /** Reads a title and shows it; null when it could not be read (deleted meanwhile, or offline). */
+  async #readTitle(id: string): Promise<string | null> {
+    const shown = this.#titleOf(id);
     try {
       const { title } = await this.#api.getConversation(id);
-      this.#items = this.#items.map((c) => (c.id === id ? { ...c, title } : c));
+      // A rename in this tab while the read was out is newer than what the server said.
+      if (this.#titleOf(id) === shown) this.#items = this.#items.map((c) => (c.id === id ? { ...c, title } : c));
+      return title;
     } catch {
-      // Not found (deleted meanwhile) or offline: the list keeps what it shows.
+      return null;
     }
+  }
+
+  #titleOf(id: string): string | null | undefined {
+    return this.#items.find((c) => c.id === id)?.title;
   }
 
   async rename(id: string, title: string): Promise<void> {

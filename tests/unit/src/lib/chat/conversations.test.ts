@@ -87,4 +87,61 @@ describe('ConversationList', () => {
     await list.rename('c0', 'Renamed');
     expect(list.items.find((c) => c.id === 'c0')!.title).toBe('Renamed');
   });
+
+  describe('reloadTitle after the first answer', () => {
+    /** A list of c0..c2 whose server titles are `titles`, read in turn (the last one stays). */
+    async function withServerTitles(titles: string[]) {
+      const api = fakeList(3);
+      const getConversation = vi.fn(async (id: string) => ({ ...conv(id), title: titles.length > 1 ? titles.shift()! : titles[0] }));
+      const list = new ConversationList(Object.assign(api, { getConversation }));
+      await list.refresh();
+      return { list, getConversation, titleOf: () => list.items.find((c) => c.id === 'c0')!.title };
+    }
+
+    it("shows the rule's title once: no model title follows (offline model)", async () => {
+      const { list, getConversation, titleOf } = await withServerTitles(['Health of all services']);
+      await list.reloadTitle('c0');
+      expect(titleOf()).toBe('Health of all services');
+      expect(getConversation).toHaveBeenCalledTimes(1);
+    });
+
+    it("reads again until a real model's title replaces the rule's, then stops", async () => {
+      vi.useFakeTimers();
+      try {
+        const { list, getConversation, titleOf } = await withServerTitles(['Health of all services', 'Health of all services', 'Service health check']);
+        const done = list.reloadTitle('c0', { modelTitle: true });
+        await vi.advanceTimersByTimeAsync(0);
+        expect(titleOf()).toBe('Health of all services');
+        await vi.advanceTimersByTimeAsync(3_000);
+        expect(titleOf()).toBe('Service health check');
+        await vi.advanceTimersByTimeAsync(20_000);
+        await done;
+        expect(getConversation).toHaveBeenCalledTimes(3);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('gives up after the model time cap, and never reads over a rename made here', async () => {
+      vi.useFakeTimers();
+      try {
+        const capped = await withServerTitles(['Health of all services']);
+        const done = capped.list.reloadTitle('c0', { modelTitle: true });
+        await vi.advanceTimersByTimeAsync(60_000);
+        await done;
+        expect(capped.getConversation).toHaveBeenCalledTimes(5); // at once, then at 1, 3, 6 and 11 s
+
+        const renamed = await withServerTitles(['Health of all services']);
+        const reading = renamed.list.reloadTitle('c0', { modelTitle: true });
+        await vi.advanceTimersByTimeAsync(0);
+        await renamed.list.rename('c0', 'Mine');
+        await vi.advanceTimersByTimeAsync(60_000);
+        await reading;
+        expect(renamed.titleOf()).toBe('Mine');
+        expect(renamed.getConversation).toHaveBeenCalledTimes(1);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+  });
 });
