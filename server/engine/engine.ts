@@ -127,7 +127,7 @@ export function createEngine(options: EngineOptions): Engine {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const now = options.now ?? (() => new Date());
   const titles = options.titleModel ? new ModelTitles({ pool, model: options.titleModel, log: options.log, onAsked: options.onModelTitle }) : undefined;
-  const deps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, approvalOutbox: options.approvalOutbox, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, onApprovalsOpened: options.onApprovalsOpened, titles };
+  const deps = { pool, ledger, agent: options.agent, approvalTimeoutS: options.approvalTimeoutS, approvalOutbox: options.approvalOutbox, now, log: options.log, pendingWrites: options.pendingWrites, prepareAttachments: options.prepareAttachments, files: options.files, onApprovalsOpened: options.onApprovalsOpened, titles };
   let queue: TurnQueue | undefined;
   const local = new LocalTurns({ pool, ledger, owner, leaseTtlS: options.leaseTtlS, metrics: options.metrics ?? processMetrics(), log: options.log, deps, onEnded: (id) => void queue?.startNext(id) });
   const opener = createTurnOpener({ pool, owner, leaseTtlS: options.leaseTtlS, prepareTurn: options.prepareTurn, handle: (run, replayed) => local.handle(run, replayed) });

@@ -23,6 +23,7 @@ import { withTransaction, type Queryable } from '../db/index.ts';
 import { listPathMessages, type Message } from '../db/messages.ts';
 import { AirlockError } from '../errors.ts';
 import { branchPath, forkPoint, onPath } from '../../src/lib/wire/branches.ts';
+import { attachFiles, FILES_ONLY, storedFiles } from './attachments.ts';
 import type { EventDraft, LiveEvent } from './events.ts';
 import type { ResumeContext } from './resume.ts';
 import type { TurnScope } from './turn-scope.ts';
@@ -87,20 +88,23 @@ export async function* forkTurn(t: TurnScope, runContext: ResumeContext): AsyncG
   // other branch's (alignBranch set where this turn starts instead).
   const left = t.startFrom ?? (await deps.agent.threadHead(conversationId));
   const fork = await deps.agent.forkThread(conversationId, place.humanIndex, left);
+  // The message's files go to the model again: an edit's own, a regenerate's as first sent.
+  const sent = edit ? input : await storedFiles(deps.files, ctx.user.userId, place.user.metadata.files);
+  const attached = await attachFiles(deps.prepareAttachments, sent.files, sent.storedPaths);
   yield* await t.commit(async (tx) => {
     await setBranchHead(tx, conversationId, t.branch, left);
     const branch = await insertBranch(tx, { conversationId, parentBranch: place.parent, fromSeq: place.fromSeq, fromMessageSeq: place.fromMessageSeq, headCheckpoint: fork?.checkpointId ?? null });
     t.setBranch(branch);
     const drafts: EventDraft[] = [{ kind: 'branch.forked', payload: { run_id: ctx.runId, from_seq: place.fromSeq, parent_branch: place.parent } }];
     if (edit) {
-      await t.transcript.user(input.text, input.files, tx);
-      drafts.push({ kind: 'user.message', payload: { run_id: ctx.runId, request_id: input.requestId, text: input.text, files: input.files } });
+      await t.transcript.user(input.text, attached.files, tx);
+      drafts.push({ kind: 'user.message', payload: { run_id: ctx.runId, request_id: input.requestId, text: input.text, files: attached.files } });
     } else t.answering(place.fromSeq - 1); // a regenerate answers the message it keeps
     return drafts;
   });
-  const text = edit ? input.text : place.user.content;
+  const text = (edit ? input.text : place.user.content) || FILES_ONLY;
   const callerSystem = [runContext.callerSystem, BRANCH_NOTE].filter(Boolean).join('\n\n');
-  return deps.agent.run({ ...runContext, callerSystem, text, fromCheckpoint: fork?.checkpointId ?? null, replaces: fork?.replaces ?? null });
+  return deps.agent.run({ ...runContext, callerSystem, text, attachments: attached.parts, fromCheckpoint: fork?.checkpointId ?? null, replaces: fork?.replaces ?? null });
 }
 
 async function forkPlace(db: Queryable, conversationId: string, state: BranchState | null, messageId: string | null, edit: boolean): Promise<ForkPlace> {

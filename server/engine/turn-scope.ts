@@ -22,7 +22,7 @@ import type { ModelTitles } from './first-title.ts';
 import type { Ledger } from './ledger.ts';
 import { InputSeqs } from './input-seqs.ts';
 import { Transcript } from './transcript.ts';
-import type { TurnInput, TurnSetup, TurnUser } from './types.ts';
+import type { FileStorage, TurnInput, TurnSetup, TurnUser } from './types.ts';
 
 export interface TurnDeps {
   pool: Pool;
@@ -35,6 +35,8 @@ export interface TurnDeps {
   log: { error(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** Reads and frames a message's files for the model (engine/attachments.ts); default: none are read. */
   prepareAttachments?: PrepareChatAttachments;
+  /** Where a user's uploads are stored: a regenerate gives the model its message's files again (issue 29). */
+  files?: FileStorage;
   /** Told after a decision committed, with the rows it left (the engine's approval-wait metric). */
   onApprovalsResolved?: (resolved: ResolvedApproval[]) => void;
   /** Told after a pause committed its approvals (the headless API schedules their expiry). */

@@ -21,7 +21,7 @@ import { markTurnStart } from '../timing/index.ts';
 import { recordApprovalWait } from '../telemetry/spans.ts';
 import type { ApprovalEdit } from '../approvals/edit.ts';
 import { decidedAfter, decideApprovals, owedResume, type ApprovalProgress, type OwedResume, type ResolvedApproval } from '../approvals/steps.ts';
-import { withReports, type PrepareChatAttachments } from './attachments.ts';
+import { attachFiles, FILES_ONLY } from './attachments.ts';
 import { findApproval, listUnresumedApprovals, markResumed } from '../db/approvals.ts';
 import { isUuid } from '../db/conversations.ts';
 import type { Queryable } from '../db/index.ts';
@@ -132,9 +132,8 @@ async function* takeMessage(t: TurnScope, owed: OwedResume | null, runContext: R
   const { deps, ctx } = t;
   const input = ctx.input;
   // Before the model call and once per turn: extraction never sits on the token path.
-  const attached = await (deps.prepareAttachments ?? noAttachments)(input.files, input.storedPaths);
-  const files = withReports(input.files, attached.reports);
-  const run = () => deps.agent.run({ ...runContext, text: input.text || FILES_ONLY, attachments: attached.parts, newThread: ctx.fresh });
+  const { parts, files } = await attachFiles(deps.prepareAttachments, input.files, input.storedPaths);
+  const run = () => deps.agent.run({ ...runContext, text: input.text || FILES_ONLY, attachments: parts, newThread: ctx.fresh });
   // A confirmed action is done before the new message, never dropped; otherwise the agent
   // answers the superseded tool calls itself before it takes the new message.
   let agentEvents: AsyncIterable<AgentEvent>;
@@ -187,10 +186,6 @@ export function readAhead<T>(read: Promise<T>): Promise<T> {
 }
 
 /** The user's words when a message is only files (the model needs a non-empty first part). */
-const FILES_ONLY = '(No message text: see the attached files.)';
-
-const noAttachments: PrepareChatAttachments = async () => ({ parts: [], reports: [] });
-
 /**
  * Why a confirm or deny found nothing to decide: the approval it names (or the latest) expired —
  * the expiry timer got there first — or there is none pending.

@@ -238,6 +238,19 @@ describe('branches (issue 29)', () => {
     expect((await history(id)).items.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['m1', 'm2', 'm3b']);
   });
 
+  it("a regenerate gives the model the message's files again", async () => {
+    const log = ['2026-12-02 09:00:01 INFO  start', '2026-12-02 09:00:02 ERROR payment provider timeout after 5000 ms'].join('\n');
+    const uploaded = await admin.upload_files(`${server.url}/api/agent/gradio`, [new File([log], 'app.log', { type: 'text/plain' })]);
+    const files = [{ path: uploaded.files![0], orig_name: 'app.log', size: log.length, mime_type: 'text/plain', meta: { _type: 'gradio.FileData' } }];
+    const first = await collect(admin.submit('/chat', { message: { text: 'what went wrong in the attached log?', files }, conversation_id: 'new', action: '', message_id: '' }));
+    expect(first.final!.content).toContain('ERROR payment provider timeout after 5000 ms');
+    const id = String(first.final!.metadata.conversation_id);
+    const answer = (await history(id)).items.findLast((m) => m.role === 'assistant')!;
+    const again = await send('', id, 'regenerate', answer.id);
+    expect(again.status).toBe('complete');
+    expect(again.final!.content).toContain('ERROR payment provider timeout after 5000 ms');
+  });
+
   it('refuses what cannot branch: a message of no shown branch, the wrong role, no message_id, a switch to no branch', async () => {
     const first = await send('hello', null);
     const id = String(first.messages[0].metadata.conversation_id);
