@@ -55,7 +55,8 @@ export class OneStatementPostgresSaver extends PostgresSaver {
    * counts 1, 2, 3… per channel, and a blob is keyed by (thread, channel, version) with ON CONFLICT
    * DO NOTHING: a run forked from an older checkpoint counted again from there, so its blobs
    * collided with the abandoned branch's, were dropped, and the fork read the other branch's
-   * messages (tests/integration/branches.test.ts). Here the next version is at least the current
+   * messages (tests/integration/branches.test.ts; upstream langgraphjs#1812, fix proposed in
+   * langgraphjs#2584 as Python's string versions). Here the next version is at least the current
    * microsecond (plus a little jitter against another process's clock): still a number, still
    * increasing, so threads stored with upstream's small integers go on unchanged.
    */
