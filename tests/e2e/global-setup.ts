@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPool, startEmbeddedPostgres } from '../../server/db/index.ts';
 import { freePort, startNginx } from '../helpers/nginx.ts';
-import { EXPIRY_ACCESS_TTL_S, startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
+import { E2E_SERVICE_SECRET, EXPIRY_ACCESS_TTL_S, startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
 import { jobSchemaFor } from '../../server/v1/job-queue.ts';
 
 function withSearchPath(url: string, schema: string): string {
@@ -63,7 +63,7 @@ export default async function globalSetup() {
     DATABASE_URL: databaseUrl,
     DEMO_USERS: 'true', // off by default when DATABASE_URL is set
     DEMO_PASSWORD: password,
-    SERVICE_CLIENT_SECRET: 'e2e-service-secret-0123456789',
+    SERVICE_CLIENT_SECRET: E2E_SERVICE_SECRET,
     // Both deployments sign with the one key in the shared database, so they share its sealing key.
     KEY_ENCRYPTION_KEY: 'e2e-key-encryption-key-0123456789abcdef',
     OFFLINE_MODEL_DELAY_MS: '30',

@@ -7,6 +7,8 @@
 import { ApiError, toErrorCode } from './errors.ts';
 import { readSse, type SseFrame } from './event-stream.ts';
 import type { ServerClock } from './server-clock.ts';
+import type { BranchFork } from '../wire/branches.ts';
+import type { HistoryPage } from '../wire/index.ts';
 import type { ActiveState, Conversation, StoredMessage, User } from './types.ts';
 
 export interface ApiOptions {
@@ -27,6 +29,13 @@ export interface ApiOptions {
 export interface Page<T> {
   items: T[];
   next: string | null;
+}
+
+/** A history page as the chat state reads it: its branch's rows, and the conversation's forks (issue 29). */
+export interface HistoryResult extends Page<StoredMessage> {
+  ledgerSeq?: number;
+  activeBranch: number;
+  forks: BranchFork[];
 }
 
 /** A committed ledger event as the events page returns it (only what the UI reads). */
@@ -102,12 +111,14 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
     renameConversation: (cid: string, title: string) => call<Conversation>('PATCH', `/api/assistant/conversations/${id(cid)}`, { title }),
     archiveConversation: (cid: string) => call<void>('DELETE', `/api/assistant/conversations/${id(cid)}`),
     restoreConversation: (cid: string) => call<Conversation>('POST', `/api/assistant/conversations/${id(cid)}/restore`),
-    history: async (cid: string, before?: string | null, limit = 50): Promise<Page<StoredMessage> & { ledgerSeq?: number }> => {
-      const r = await call<{ items: StoredMessage[]; next_before: string | null; ledger_seq?: number }>(
-        'GET', `/api/assistant/history${q({ conversation_id: cid, before, limit })}`,
-      );
-      return { items: r.items, next: r.next_before, ledgerSeq: r.ledger_seq };
+    history: async (cid: string, before?: string | null, limit = 50): Promise<HistoryResult> => {
+      const r = await call<HistoryPage>('GET', `/api/assistant/history${q({ conversation_id: cid, before, limit })}`);
+      const forks = (r.branches ?? []).map((b) => ({ branch: b.branch, parent: b.parent_branch, from: b.from_message_seq }));
+      return { items: r.items, next: r.next_before, ledgerSeq: r.ledger_seq, activeBranch: r.active_branch ?? 0, forks };
     },
+    /** The branch switch `‹ 1/2 ›` (issue 29): the conversation shows, and goes on from, `branch`. */
+    switchBranch: (cid: string, branch: number) =>
+      call<{ conversation_id: string; active_branch: number; seq: number }>('POST', `/api/agent/conversations/${id(cid)}/branch`, { branch }),
     /** The conversation's event stream after `after` (SSE frames), until it ends or `signal` aborts. */
     events: async function* (cid: string, after: number, signal: AbortSignal): AsyncGenerator<SseFrame> {
       const t = await token();

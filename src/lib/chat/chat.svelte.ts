@@ -4,11 +4,12 @@
  * animation frame so a fast stream costs one render per frame.
  * @module
  */
-import type { Api } from './api.ts';
+import type { Api, HistoryResult } from './api.ts';
 import type { Connection } from './connection.svelte.ts';
 import { errorText, isApiError } from './errors.ts';
 import { EventsToWire } from './event-stream.ts';
 import { itemsFromHistory } from './history.ts';
+import { branchSwitches, type BranchFork, type BranchSwitch } from '../wire/branches.ts';
 import { resumeDecision, tabRunMarks, type RunMarks } from './run-marks.ts';
 import { FrameBatch } from './frame-batch.ts';
 import { QueuedMessages } from './queued.svelte.ts';
@@ -70,6 +71,10 @@ export class ChatState {
   #followQueued = false;
   /** This tab's messages waiting behind the running answer (issue 24 item 4). */
   readonly queued: QueuedMessages;
+  /** The conversation's forks and the branch it shows (issue 29), from its last history page. */
+  #branches = $state.raw<{ active: number; forks: BranchFork[] }>({ active: 0, forks: [] });
+  /** Every place on the shown branch where another version exists: `‹ 1/2 ›`. */
+  readonly switches: BranchSwitch[] = $derived(branchSwitches(this.#branches.forks, this.#branches.active));
 
   readonly items: ChatItem[] = $derived(this.#view.items);
   readonly phase: ChatPhase = $derived(this.#view.phase);
@@ -125,6 +130,7 @@ export class ChatState {
     this.#notice = null;
     this.#owns = false;
     this.#ready = id === null;
+    this.#branches = { active: 0, forks: [] };
     this.#dispatch({ type: 'loaded', items: [] });
     if (id) await this.reload();
   }
@@ -150,6 +156,7 @@ export class ChatState {
       this.#older = page.next;
       this.#owns = false;
       this.#ledgerSeq = seq;
+      this.#branchesOf(page);
       const decision = resumeDecision({ last, markAge: this.#marks.age(id) });
       // One synchronous step from the stored page to the followed run: no frame shows the
       // stored part of a running answer as if it were final.
@@ -326,6 +333,53 @@ export class ChatState {
     }
   }
 
+  #branchesOf(page: HistoryResult): void {
+    this.#branches = { active: page.activeBranch, forks: page.forks };
+  }
+
+  /**
+   * After a run of this tab: its items learn their stored ids from the last history page, which
+   * Edit and Regenerate need (the stream names no stored message). Merged into the items shown
+   * rather than reloaded, so nothing on screen is rebuilt (an open tool result stays open).
+   */
+  async #learnStored(): Promise<void> {
+    const id = this.#conversationId;
+    if (!id) return;
+    try {
+      const page = await this.#options.api.history(id);
+      if (id !== this.#conversationId || this.#run || this.#follow || this.busy) return;
+      this.#branchesOf(page);
+      this.#dispatch({ type: 'stored', items: itemsFromHistory(page.items) });
+    } catch {
+      // Edit and Regenerate wait for the next load of this conversation.
+    }
+  }
+
+  /**
+   * Edit (`text`: the new message) or Regenerate (issue 29) of a stored message: the server forks
+   * a new branch there and answers on it; what the action already did stays on the old branch and
+   * is never run again (the server's rule). The page then loads the new branch (`‹ 2/2 ›`).
+   */
+  fork(itemId: string, action: 'edit' | 'regenerate', text = ''): void {
+    const item = this.#view.items.find((i) => i.id === itemId);
+    const id = this.#conversationId;
+    if (!id || !item?.messageId || this.busy || (action === 'edit' && !text.trim())) return;
+    void this.#start({ text, files: [], conversationId: id, action, messageId: item.messageId }, { type: 'forked', at: itemId, action, text });
+  }
+
+  /** The switch `‹ 1/2 ›`: the conversation shows, and goes on from, `branch`. */
+  async switchBranch(branch: number): Promise<void> {
+    const id = this.#conversationId;
+    if (!id || this.busy) return;
+    try {
+      await this.#options.api.switchBranch(id, branch);
+    } catch (error) {
+      this.#notice = `Could not switch branches: ${isApiError(error) ? errorText(error.code) : String(error)}`;
+      return;
+    }
+    await this.reload();
+  }
+
   /** Loads the page before the oldest shown. */
   async loadOlder(): Promise<void> {
     const id = this.#conversationId;
@@ -432,8 +486,10 @@ export class ChatState {
       return;
     }
     this.#dispatch({ type: 'dismiss', id: errorId });
-    const approvalId = input.action ? input.approvalId : undefined;
-    void this.#start(input, { type: 'submitted', text: input.text, files: input.files, action: input.action, approvalId, retry: true });
+    // A fork's retry sends it again as it was (its message_id); the view keeps what it shows.
+    const action = input.action === 'confirm' || input.action === 'deny' ? input.action : null;
+    const approvalId = action ? input.approvalId : undefined;
+    void this.#start(input, { type: 'submitted', text: input.text, files: input.files, action, approvalId, retry: true });
   }
 
   /** Marks approvals past their deadline expired (called by a clock). */
@@ -497,6 +553,9 @@ export class ChatState {
       if (this.#followQueued && !this.#run) {
         this.#followQueued = false;
         void this.reload();
+      } else if (!this.#run && token === this.#runToken) {
+        // A fork shows a new branch: load it (its switch, its rows); any other run learns its ids.
+        void (input.action === 'edit' || input.action === 'regenerate' ? this.reload() : this.#learnStored());
       }
     }
   }

@@ -13,7 +13,10 @@ const APPROVAL: readonly string[] = ['pending', 'confirmed', 'denied', 'expired'
 
 /** Items for one page of history (oldest first). */
 export function itemsFromHistory(messages: readonly StoredMessage[]): ChatItem[] {
-  return messages.flatMap((message) => itemsFromMessage(message));
+  return messages.flatMap((message) => {
+    const ref = { messageId: message.id, ...(message.seq === undefined ? {} : { seq: message.seq }) };
+    return itemsFromMessage(message).map((item) => ({ ...item, ...ref }));
+  });
 }
 
 function itemsFromMessage(message: StoredMessage): ChatItem[] {

@@ -6,6 +6,7 @@
  */
 import { cardExtrasOf, grantUseOf } from './approval-view.ts';
 import { SUPERSEDED } from './approval-words.ts';
+import { keptBeforeFork, withStoredRefs } from './branch-view.ts';
 import { NOT_ALLOWED, errorText, isRefusal, isRetryable, toErrorCode } from './errors.ts';
 import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, UserItem, WireChatMessage } from './types.ts';
 
@@ -35,7 +36,11 @@ export type ChatEvent =
    * its stream continues in place.
    */
   | { type: 'following'; answerId: string | null }
-  | { type: 'dismiss'; id: string };
+  | { type: 'dismiss'; id: string }
+  /** Edit (`text`: the new message) or Regenerate of item `at` (issue 29): the new branch streams after what it keeps. */
+  | { type: 'forked'; at: string; action: 'edit' | 'regenerate'; text: string }
+  /** The last history page after a run of this tab: its items learn their stored ids. */
+  | { type: 'stored'; items: ChatItem[] };
 
 export function initialView(): ChatView {
   return { items: [], phase: 'idle', answerId: null, answerBase: 0, run: 0, announcement: '' };
@@ -99,6 +104,13 @@ export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
     }
     case 'dismiss':
       return { ...view, items: view.items.filter((i) => i.id !== event.id) };
+    case 'forked': {
+      const kept = { ...view, items: keptBeforeFork(view.items, event.at, event.action) };
+      // An edit shows its new message, as a new message would; a regenerate answers the one kept.
+      return applyChatEvent(kept, { type: 'submitted', text: event.text, retry: event.action === 'regenerate' });
+    }
+    case 'stored':
+      return { ...view, items: withStoredRefs(view.items, event.items) };
     case 'following': {
       const items = event.answerId ? replaceItem(view.items, event.answerId, (a) => (a.kind === 'answer' ? { ...a, streaming: true } : a)) : view.items;
       return { ...view, items, run: view.run + 1, phase: 'streaming', answerId: event.answerId, answerBase: 0, announcement: '' };

@@ -11,7 +11,8 @@ export interface SubmitInput {
   text: string;
   files: FileRef[];
   conversationId: string;
-  action: 'confirm' | 'deny' | null;
+  /** A decision, or a fork (issue 29): Edit resends `text` in place of message `messageId`, Regenerate answers it again. */
+  action: 'confirm' | 'deny' | 'edit' | 'regenerate' | null;
   /** The approval a confirm or deny decides (each card answers for itself). */
   approvalId?: string;
   /** A confirm that also makes a standing grant ("Allow for 1 hour", issue 27): the /chat `grant` parameter. */
@@ -20,6 +21,8 @@ export interface SubmitInput {
   reason?: string;
   /** A confirm's arguments as the approver edited them (issue 27 item 1): the /chat `arguments` parameter. */
   arguments?: Record<string, unknown>;
+  /** The stored message an edit or regenerate forks at: the /chat `message_id` parameter. */
+  messageId?: string;
 }
 
 /** What one run yields: the gateway's messages, then at most one failure. */
@@ -107,6 +110,7 @@ export const connectGradio: ConnectTransport = async (token) => {
           ...(input.grant ? { grant: input.grant } : {}),
           ...(input.arguments ? { arguments: input.arguments } : {}),
           ...(input.reason ? { text: input.reason } : {}),
+          ...(input.messageId ? { message_id: input.messageId } : {}),
         });
         let reported = false;
         for await (const event of submission) {

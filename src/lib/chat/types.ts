@@ -36,22 +36,31 @@ export interface ActiveState {
 }
 
 export type ToolStatus = 'running' | 'done' | 'error';
+
+/**
+ * The stored message an item shows (issue 29): what Edit and Regenerate name (`message_id`) and
+ * where a branch switch goes (`seq`). Set from history; a live item learns them when its run ends.
+ */
+export interface StoredRef {
+  messageId?: string;
+  seq?: number;
+}
 export type ApprovalStatus = 'pending' | 'confirmed' | 'denied' | 'expired';
 
-export interface UserItem {
+export interface UserItem extends StoredRef {
   kind: 'user';
   id: string;
   text: string;
   files: FileRef[];
 }
-export interface AnswerItem {
+export interface AnswerItem extends StoredRef {
   kind: 'answer';
   id: string;
   text: string;
   streaming: boolean;
   cancelled?: boolean;
 }
-export interface ToolItem {
+export interface ToolItem extends StoredRef {
   kind: 'tool';
   id: string;
   /** The call's tool_call_id, when the item's id is another (a card from history). */
@@ -67,7 +76,7 @@ export interface ToolItem {
   /** It ran under a standing grant, without a card (issue 27): "allowed by grant G, by X, until T". */
   grant?: { id: string; by: string; until: string };
 }
-export interface ApprovalItem {
+export interface ApprovalItem extends StoredRef {
   kind: 'approval';
   id: string;
   tool: string;
@@ -100,7 +109,7 @@ export interface ApprovalItem {
   /** Confirmed with the user's passkey (issue 28 step-up), through the approvals API. */
   stepUp?: boolean;
 }
-export interface ErrorItem {
+export interface ErrorItem extends StoredRef {
   kind: 'error';
   id: string;
   code: string;

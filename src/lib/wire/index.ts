@@ -10,4 +10,4 @@ export { MAX_GRANT_TTL_S, type EditedArguments, type GrantRequest } from './deci
 export { ERROR_CODES, isErrorCode, toErrorCode, type ErrorCode } from './errors.ts';
 export { ChatProjection, chatMessage, type ProjectedEvent } from './projection.ts';
 export { HIT_END, HIT_START, snippetParts, type SnippetPart } from './search-snippet.ts';
-export type { StoredAnswerMetadata, StoredApprovalMetadata, StoredMessage, StoredToolMetadata, StoredUserMetadata } from './stored.ts';
+export type { HistoryPage, StoredAnswerMetadata, StoredApprovalMetadata, StoredBranch, StoredMessage, StoredToolMetadata, StoredUserMetadata } from './stored.ts';

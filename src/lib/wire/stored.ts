@@ -73,3 +73,21 @@ interface StoredBase {
 export type StoredMessage =
   | (StoredBase & { role: 'user'; metadata: StoredUserMetadata | null })
   | (StoredBase & { role: 'assistant'; metadata: StoredToolMetadata | StoredApprovalMetadata | StoredAnswerMetadata | null });
+
+/** A fork as history lists it (issue 29): `branch` left `parent_branch` at message seq `from_message_seq`. */
+export interface StoredBranch {
+  branch: number;
+  parent_branch: number;
+  from_message_seq: number;
+}
+
+/** One page of `GET /api/assistant/history` (CONTRACTS §2): oldest first, of the branch it names. */
+export interface HistoryPage {
+  items: StoredMessage[];
+  next_before: string | null;
+  ledger_seq?: number;
+  /** The branch the conversation shows and continues on; `branch`: the one this page is of. */
+  active_branch?: number;
+  branch?: number;
+  branches?: StoredBranch[];
+}

@@ -20,6 +20,9 @@ export interface NodeProcess {
 /** The expiry deployment's browser access-token lifetime (SESSION_ACCESS_TTL_S), in seconds. */
 export const EXPIRY_ACCESS_TTL_S = 5;
 
+/** The deployments' service client secret: a spec reads the tools API as the gateway does (78-branches). */
+export const E2E_SERVICE_SECRET = 'e2e-service-secret-0123456789';
+
 /** What the global setup hands to the tests (a JSON file named by E2E_STATE). */
 export interface E2EState {
   main: NodeProcess & { url: string };

@@ -22,8 +22,21 @@ describe('createApi', () => {
   it('history pages with before and maps next_before', async () => {
     const fetch = respond(200, { items: [], next_before: null });
     const api = createApi({ token: () => 'tok', fetch });
-    expect(await api.history('c 1', 'm5', 20)).toEqual({ items: [], next: null });
+    expect(await api.history('c 1', 'm5', 20)).toEqual({ items: [], next: null, activeBranch: 0, forks: [] });
     expect(fetch.mock.calls[0][0]).toBe('/api/assistant/history?conversation_id=c+1&before=m5&limit=20');
+  });
+
+  it('history reads the branches (issue 29) as forks for the shared branch helpers', async () => {
+    const fetch = respond(200, { items: [], next_before: null, active_branch: 1, branch: 1, branches: [{ branch: 1, parent_branch: 0, from_message_seq: 4 }] });
+    const api = createApi({ token: () => 'tok', fetch });
+    expect(await api.history('c1')).toMatchObject({ activeBranch: 1, forks: [{ branch: 1, parent: 0, from: 4 }] });
+  });
+
+  it('switchBranch posts the branch to the conversation', async () => {
+    const fetch = respond(200, { conversation_id: 'c1', active_branch: 0, seq: 9 });
+    await createApi({ token: () => 'tok', fetch }).switchBranch('c1', 0);
+    expect(fetch.mock.calls[0][0]).toBe('/api/agent/conversations/c1/branch');
+    expect(fetch.mock.calls[0][1]).toMatchObject({ method: 'POST', body: JSON.stringify({ branch: 0 }) });
   });
 
   it('maps {error:{code,message}} to ApiError with the taxonomy code', async () => {

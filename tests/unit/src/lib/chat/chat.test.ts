@@ -320,6 +320,45 @@ describe('ChatState', () => {
     expect(chat.hasOlder).toBe(false);
   });
 
+  it('a live message learns its stored id when its run ends (issue 29: Edit needs it); nothing on screen is rebuilt', async () => {
+    const history: Record<string, StoredMessage[]> = { c1: [] };
+    const { chat, transport } = setup(history);
+    await chat.open('c1');
+    await chat.send('hello');
+    transport.last.push(wire.token('Hi', 'Hi'));
+    history.c1.push({ ...stored('m1', 'user', 'hello'), seq: 1 }, { ...stored('m2', 'assistant', 'Hi', { type: 'answer' }), seq: 2 });
+    transport.last.end();
+    await settle();
+    await settle();
+    expect(chat.items.map((i) => [i.id.startsWith('m'), i.messageId, i.seq])).toEqual([[false, 'm1', 1], [false, 'm2', 2]]);
+  });
+
+  it('Edit sends action edit with the message id, shows the new text at once, then loads the new branch', async () => {
+    const { chat, transport, api } = setup({ c1: [{ ...stored('m1', 'user', 'hello'), seq: 1 }, { ...stored('m2', 'assistant', 'Hi', { type: 'answer' }), seq: 2 }] });
+    await chat.open('c1');
+    chat.fork('m1', 'edit', 'hello again');
+    await settle();
+    expect(transport.last.input).toMatchObject({ action: 'edit', messageId: 'm1', text: 'hello again' });
+    expect(chat.items.map((i) => (i.kind === 'user' ? i.text : i.kind))).toEqual(['hello again']);
+    const loads = api.calls.filter((c) => c === 'history:c1:').length;
+    transport.last.end();
+    await settle();
+    expect(api.calls.filter((c) => c === 'history:c1:').length).toBe(loads + 1);
+  });
+
+  it('Regenerate keeps the message it answers; the switch posts the branch and reloads', async () => {
+    const { chat, transport, api } = setup({ c1: [{ ...stored('m1', 'user', 'hello'), seq: 1 }, { ...stored('m2', 'assistant', 'Hi', { type: 'answer' }), seq: 2 }] });
+    await chat.open('c1');
+    chat.fork('m2', 'regenerate');
+    expect(transport.last.input).toMatchObject({ action: 'regenerate', messageId: 'm2', text: '' });
+    expect(chat.items.map((i) => i.id)).toEqual(['m1']);
+    transport.last.end();
+    await settle();
+    await chat.switchBranch(0);
+    expect(api.calls.indexOf('branch:c1:0')).toBeGreaterThan(-1);
+    expect(api.calls.lastIndexOf('history:c1:')).toBeGreaterThan(api.calls.indexOf('branch:c1:0'));
+  });
+
   it('switching conversations abandons the old run', async () => {
     const { chat, transport } = setup({ c2: [stored('x', 'user', 'other')] });
     await chat.open('c1');
@@ -327,7 +366,7 @@ describe('ChatState', () => {
     await chat.open('c2');
     transport.runs[0].push(wire.token('late', 'late'));
     await settle();
-    expect(chat.items).toEqual([{ kind: 'user', id: 'x', text: 'other', files: [] }]);
+    expect(chat.items).toEqual([{ kind: 'user', id: 'x', messageId: 'x', text: 'other', files: [] }]);
   });
 });
 

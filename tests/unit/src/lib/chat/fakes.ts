@@ -5,6 +5,7 @@ import type { Api } from '../../../../../src/lib/chat/api.ts';
 import type { ChatRun, ChatTransport, SubmitInput, TransportEvent } from '../../../../../src/lib/chat/transport.ts';
 import type { SseFrame } from '../../../../../src/lib/chat/event-stream.ts';
 import { runMarks, type RunMarks } from '../../../../../src/lib/chat/run-marks.ts';
+import type { BranchFork } from '../../../../../src/lib/wire/branches.ts';
 import type { StoredMessage, WireChatMessage } from '../../../../../src/lib/chat/types.ts';
 
 /** One submit's stream, pushed by the test. */
@@ -97,7 +98,7 @@ export function fakeApi(
    * `last`: the kind of the event at the ledger head (eventAt), 'run.finished' unless set; a
    * test changes it (and `history`) while a followed run goes on.
    */
-  stream: { ledgerSeq?: number; frames?: SseFrame[]; connections?: SseFrame[][]; last?: string; cancel?: () => Promise<void> } = {},
+  stream: { ledgerSeq?: number; frames?: SseFrame[]; connections?: SseFrame[][]; last?: string; cancel?: () => Promise<void>; branches?: { active: number; forks: BranchFork[] } } = {},
 ) {
   const calls: string[] = [];
   let n = 0;
@@ -114,11 +115,15 @@ export function fakeApi(
       const all = history[id] ?? [];
       const end = before ? all.findIndex((m) => m.id === before) : all.length;
       const start = Math.max(0, end - pageSize);
-      return { items: all.slice(start, end), next: start > 0 ? all[start].id : null, ledgerSeq: stream.ledgerSeq };
+      return { items: all.slice(start, end), next: start > 0 ? all[start].id : null, ledgerSeq: stream.ledgerSeq, activeBranch: stream.branches?.active ?? 0, forks: stream.branches?.forks ?? [] };
     },
     async eventAt(id: string, seq: number) {
       calls.push(`eventAt:${id}:${seq}`);
       return seq > 0 ? { seq, kind: stream.last ?? 'run.finished' } : null;
+    },
+    async switchBranch(id: string, branch: number) {
+      calls.push(`branch:${id}:${branch}`);
+      return { conversation_id: id, active_branch: branch, seq: 1 };
     },
     async removeQueued(id: string, requestId: string) {
       calls.push(`unqueue:${id}:${requestId}`);

@@ -16,11 +16,11 @@ describe('itemsFromHistory (CONTRACTS §4 stored shapes)', () => {
       m('5', 'assistant', 'Done.', { type: 'answer' }),
     ]);
     expect(items).toEqual([
-      { kind: 'user', id: '1', text: 'Deploy it', files: [{ path: '/f/a.txt', orig_name: 'a.txt' }] },
-      { kind: 'tool', id: '2', callId: 't1', tool: 'list_deployments', input: { service: 'x' }, status: 'done', output: [1], error: undefined, durationMs: 8 },
-      { kind: 'tool', id: '3', callId: 't2', tool: 'check_health', input: {}, status: 'error', output: undefined, error: 'down', durationMs: undefined },
-      { kind: 'approval', id: 'ap', tool: 'deploy_service', input: { v: 1 }, prompt: 'Deploy?', expiresAt: '2030-01-01T00:00:00Z', timeoutS: 300, status: 'pending' },
-      { kind: 'answer', id: '5', text: 'Done.', streaming: false, cancelled: undefined },
+      { kind: 'user', id: '1', messageId: '1', text: 'Deploy it', files: [{ path: '/f/a.txt', orig_name: 'a.txt' }] },
+      { kind: 'tool', id: '2', messageId: '2', callId: 't1', tool: 'list_deployments', input: { service: 'x' }, status: 'done', output: [1], error: undefined, durationMs: 8 },
+      { kind: 'tool', id: '3', messageId: '3', callId: 't2', tool: 'check_health', input: {}, status: 'error', output: undefined, error: 'down', durationMs: undefined },
+      { kind: 'approval', id: 'ap', messageId: '4', tool: 'deploy_service', input: { v: 1 }, prompt: 'Deploy?', expiresAt: '2030-01-01T00:00:00Z', timeoutS: 300, status: 'pending' },
+      { kind: 'answer', id: '5', messageId: '5', text: 'Done.', streaming: false, cancelled: undefined },
     ]);
   });
 
@@ -29,9 +29,14 @@ describe('itemsFromHistory (CONTRACTS §4 stored shapes)', () => {
       m('a', 'assistant', 'Partial', { type: 'answer', cancelled: true }),
       m('b', 'assistant', '', { type: 'answer', error: { code: 'LLM_UNAVAILABLE', detail: 'timeout' } }),
     ])).toEqual([
-      { kind: 'answer', id: 'a', text: 'Partial', streaming: false, cancelled: true },
-      { kind: 'error', id: 'b-error', code: 'LLM_UNAVAILABLE', detail: 'timeout', retryable: true },
+      { kind: 'answer', id: 'a', messageId: 'a', text: 'Partial', streaming: false, cancelled: true },
+      { kind: 'error', id: 'b-error', messageId: 'b', code: 'LLM_UNAVAILABLE', detail: 'timeout', retryable: true },
     ]);
+  });
+
+  it('each item names its stored message and its seq (issue 29: what Edit and Regenerate send, where a switch goes)', () => {
+    const items = itemsFromHistory([{ ...m('u', 'user', 'hi', null), seq: 7 }, { ...m('v', 'assistant', 'Hello', null), seq: 8 }] as StoredMessage[]);
+    expect(items.map((i) => [i.id, i.messageId, i.seq])).toEqual([['u', 'u', 7], ['v', 'v', 8]]);
   });
 
   it('a stored refused tool card is marked refused (issue 29 item 7), a failed one is not', () => {
