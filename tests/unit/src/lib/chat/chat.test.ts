@@ -366,7 +366,7 @@ describe('ChatState', () => {
     await chat.open('c2');
     transport.runs[0].push(wire.token('late', 'late'));
     await settle();
-    expect(chat.items).toEqual([{ kind: 'user', id: 'x', messageId: 'x', text: 'other', files: [] }]);
+    expect(chat.items).toEqual([{ kind: 'user', id: 'x', messageId: 'x', seq: 0, text: 'other', files: [] }]);
   });
 });
 
