@@ -238,7 +238,7 @@ describe('branches (issue 29)', () => {
     expect((await history(id)).items.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['m1', 'm2', 'm3b']);
   });
 
-  it("a regenerate gives the model the message's files again", async () => {
+  it("a regenerate gives the model the message's files again; an edit its own", async () => {
     const log = ['2026-12-02 09:00:01 INFO  start', '2026-12-02 09:00:02 ERROR payment provider timeout after 5000 ms'].join('\n');
     const uploaded = await admin.upload_files(`${server.url}/api/agent/gradio`, [new File([log], 'app.log', { type: 'text/plain' })]);
     const files = [{ path: uploaded.files![0], orig_name: 'app.log', size: log.length, mime_type: 'text/plain', meta: { _type: 'gradio.FileData' } }];
@@ -249,6 +249,12 @@ describe('branches (issue 29)', () => {
     const again = await send('', id, 'regenerate', answer.id);
     expect(again.status).toBe('complete');
     expect(again.final!.content).toContain('ERROR payment provider timeout after 5000 ms');
+    // An edit that keeps the files (as the UI's Edit does) gives them to the model with the new words.
+    const user = (await history(id)).items.find((m) => m.role === 'user')!;
+    const edited = await collect(admin.submit('/chat', { message: { text: 'what went wrong in the attached log, in short?', files }, conversation_id: id, action: 'edit', message_id: user.id }));
+    expect(edited.status).toBe('complete');
+    expect(edited.final!.content).toContain('ERROR payment provider timeout after 5000 ms');
+    expect((await history(id)).items[0]).toMatchObject({ content: 'what went wrong in the attached log, in short?', metadata: { files: [{ orig_name: 'app.log', status: 'read' }] } });
   });
 
   it('refuses what cannot branch: a message of no shown branch, the wrong role, no message_id, a switch to no branch', async () => {

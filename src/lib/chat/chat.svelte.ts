@@ -364,7 +364,9 @@ export class ChatState {
     const item = this.#view.items.find((i) => i.id === itemId);
     const id = this.#conversationId;
     if (!id || !item?.messageId || this.busy || (action === 'edit' && !text.trim())) return;
-    void this.#start({ text, files: [], conversationId: id, action, messageId: item.messageId }, { type: 'forked', at: itemId, action, text });
+    // An edit keeps the message's files (the server gives them to the model again, as a regenerate's).
+    const files = action === 'edit' && item.kind === 'user' ? item.files : [];
+    void this.#start({ text, files, conversationId: id, action, messageId: item.messageId }, { type: 'forked', at: itemId, action, text });
   }
 
   /** The switch `‹ 1/2 ›`: the conversation shows, and goes on from, `branch`. */

@@ -333,12 +333,13 @@ describe('ChatState', () => {
     expect(chat.items.map((i) => [i.id.startsWith('m'), i.messageId, i.seq])).toEqual([[false, 'm1', 1], [false, 'm2', 2]]);
   });
 
-  it('Edit sends action edit with the message id, shows the new text at once, then loads the new branch', async () => {
-    const { chat, transport, api } = setup({ c1: [{ ...stored('m1', 'user', 'hello'), seq: 1 }, { ...stored('m2', 'assistant', 'Hi', { type: 'answer' }), seq: 2 }] });
+  it('Edit sends action edit with the message id and its files, shows the new text at once, then loads the new branch', async () => {
+    const file = { path: '/tmp/gradio/app.log', orig_name: 'app.log', size: 3 };
+    const { chat, transport, api } = setup({ c1: [{ ...stored('m1', 'user', 'hello', { files: [file] }), seq: 1 }, { ...stored('m2', 'assistant', 'Hi', { type: 'answer' }), seq: 2 }] });
     await chat.open('c1');
     chat.fork('m1', 'edit', 'hello again');
     await settle();
-    expect(transport.last.input).toMatchObject({ action: 'edit', messageId: 'm1', text: 'hello again' });
+    expect(transport.last.input).toMatchObject({ action: 'edit', messageId: 'm1', text: 'hello again', files: [file] });
     expect(chat.items.map((i) => (i.kind === 'user' ? i.text : i.kind))).toEqual(['hello again']);
     const loads = api.calls.filter((c) => c === 'history:c1:').length;
     transport.last.end();
