@@ -262,7 +262,7 @@ describe('opening a turn on an existing conversation (one statement)', () => {
     expect(await getLease(db.pool, conversationId)).toMatchObject({ holder: first.run!.id, state: 'streaming', held: true });
 
     const busy = await open(conversationId);
-    expect(busy).toEqual({ found: true, leased: false, run: null });
+    expect(busy).toEqual({ found: true, leased: false, run: null, branchAt: { active: 0, thread: 0, forked: false } });
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM runs WHERE conversation_id = $1', [conversationId]);
     expect(rows[0].n).toBe(1);
 
@@ -282,7 +282,7 @@ describe('opening a turn on an existing conversation (one statement)', () => {
 
     await releaseLease(db.pool, { conversationId, holder: resumed.run!.id });
     const retry = await open(conversationId, { requestId: resumed.run!.requestId });
-    expect(retry).toEqual({ found: true, leased: true, run: null }); // the caller releases the lease and follows the first run
+    expect(retry).toEqual({ found: true, leased: true, run: null, branchAt: { active: 0, thread: 0, forked: false } }); // the caller releases the lease and follows the first run
   });
 });
 
