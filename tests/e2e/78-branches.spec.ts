@@ -123,6 +123,9 @@ test.describe('branches', () => {
     await shot(page, '78-fork-asks-first');
     await dialog.getByRole('button', { name: 'Keep waiting' }).click();
     await expect(dialog).toBeHidden();
+    // The edit stays open with its text (nothing the user typed is lost); Cancel closes it.
+    await expect(page.getByRole('textbox', { name: 'Edit message' })).toHaveValue('Deploy search-api 5.0.4 to staging');
+    await page.getByTestId('edit-message').getByRole('button', { name: 'Cancel' }).click();
 
     // Nothing changed: the card waits, the messages are the ones sent, no branch, nothing logged.
     await expect(card).toHaveAttribute('data-status', 'pending');
