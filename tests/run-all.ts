@@ -5,6 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { ensureSystemPackages } from './helpers/system-packages.ts';
+import { UNHANDLED_FILE, type UnhandledError } from './helpers/unhandled-reporter.ts';
+
+const UNHANDLED_REPORTER = 'tests/helpers/unhandled-reporter.ts';
 
 const bin = (name: string) => `node_modules/.bin/${name}`;
 let passed = 0;
@@ -37,14 +40,21 @@ else failed++;
 const vitestJson = 'test-results/vitest.json';
 const playwrightJson = 'test-results/playwright.json';
 // A report left by an earlier run must never be counted as this run's.
-for (const report of [vitestJson, playwrightJson]) rmSync(report, { force: true });
-const vitestOk = step('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {}, 30 * MINUTE);
+for (const report of [vitestJson, playwrightJson, UNHANDLED_FILE]) rmSync(report, { force: true });
+const vitestOk = step('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--reporter=./${UNHANDLED_REPORTER}`, `--outputFile.json=${vitestJson}`], {}, 30 * MINUTE);
 if (existsSync(vitestJson)) {
   const report = JSON.parse(readFileSync(vitestJson, 'utf8')) as VitestReport;
   passed += report.numPassedTests;
   failed += report.numFailedTests;
-  failures.push(...vitestFailures(report));
-  if (!vitestOk && report.numFailedTests === 0) failed++; // a suite that failed to load
+  const named = vitestFailures(report);
+  failures.push(...named);
+  const unhandled = existsSync(UNHANDLED_FILE) ? (JSON.parse(readFileSync(UNHANDLED_FILE, 'utf8')) as UnhandledError[]) : [];
+  failures.push(...unhandled.map((e) => `unhandled error in ${e.file?.replace(`${process.cwd()}/`, '') ?? 'an unknown file'}${e.test ? ` (latest test: ${e.test})` : ''}: ${e.message}${e.at ? ` ${e.at.replace(`${process.cwd()}/`, '')}` : ''}`));
+  // A suite that failed to load, or an unhandled error: vitest fails the run though no test failed.
+  if (!vitestOk && report.numFailedTests === 0) {
+    failed++;
+    if (named.length === 0 && unhandled.length === 0) failures.push('vitest exited non-zero with no failed test and no unhandled error: see its output above');
+  }
 } else failed++;
 
 const built = step('build', bin('vite'), ['build']);
@@ -57,7 +67,10 @@ else if (existsSync('playwright.config.ts')) {
     const report = JSON.parse(readFileSync(playwrightJson, 'utf8')) as { stats: { expected: number; unexpected: number; flaky: number } };
     passed += report.stats.expected + report.stats.flaky;
     failed += report.stats.unexpected;
-    if (!e2eOk && report.stats.unexpected === 0) failed++;
+    if (!e2eOk && report.stats.unexpected === 0) {
+      failed++;
+      failures.push('playwright exited non-zero with no failed test (its global setup or teardown?): see its output above');
+    }
   } else failed++;
 }
 
