@@ -108,8 +108,7 @@ export async function* forkTurn(t: TurnScope, runContext: ResumeContext): AsyncG
 }
 
 async function forkPlace(db: Queryable, conversationId: string, state: BranchState | null, messageId: string | null, edit: boolean): Promise<ForkPlace> {
-  const active = state?.active ?? 0;
-  const rows = await listPathMessages(db, conversationId, messagePath(state, active));
+  const { shown, rows } = await messageBranch(db, conversationId, state, messageId);
   const at = rows.findIndex((m) => m.id === messageId);
   const target = rows[at];
   if (!target) throw new AirlockError('VALIDATION_ERROR', 'message_id: no such message on the branch the conversation shows.');
@@ -118,15 +117,31 @@ async function forkPlace(db: Queryable, conversationId: string, state: BranchSta
   const user = edit ? target : rows.slice(0, at).findLast((m) => m.role === 'user');
   if (!user) throw new AirlockError('VALIDATION_ERROR', 'message_id: this answer has no message to answer again.');
   const humanIndex = rows.filter((m) => m.role === 'user' && Number(m.seq) < Number(user.seq)).length;
-  const event = (await userMessageEvents(db, conversationId, state, active))[humanIndex];
+  const event = (await userMessageEvents(db, conversationId, state, shown))[humanIndex];
   if (event === undefined) throw new AirlockError('CONFLICT', 'This message has no place in the conversation log to branch from.');
   const from = edit ? { message: Number(user.seq), ledger: event } : { message: Number(user.seq) + 1, ledger: event + 1 };
   // A branch with nothing of its own before this place forked here too: the new one is its sibling.
-  const hung = forkPoint(forksOf(state?.branches ?? [], 'messages'), active, from.message, (b, seq) =>
+  const hung = forkPoint(forksOf(state?.branches ?? [], 'messages'), shown, from.message, (b, seq) =>
     rows.some((m) => m.branch === b && Number(m.seq) < seq),
   );
   const via = hung.via === null ? null : state?.branches.find((b) => b.branch === hung.via);
   return { user, humanIndex, parent: hung.parent, fromMessageSeq: hung.from, fromSeq: via?.fromSeq ?? from.ledger };
+}
+
+/**
+ * The branch whose rows hold the message, with those rows: the shown branch, or the one it forked
+ * from when the message is what the shown branch replaced. That is a retried Edit or Regenerate
+ * (its run failed after the fork committed, and the UI sends the same fork again): it forks the
+ * same place once more, a sibling of the failed branch, rather than a dead end.
+ */
+async function messageBranch(db: Queryable, conversationId: string, state: BranchState | null, messageId: string | null): Promise<{ shown: number; rows: Message[] }> {
+  const active = state?.active ?? 0;
+  const rows = await listPathMessages(db, conversationId, messagePath(state, active));
+  const fork = state?.branches.find((b) => b.branch === active);
+  if (rows.some((m) => m.id === messageId) || fork?.parentBranch == null || fork.fromMessageSeq === null) return { shown: active, rows };
+  const parentRows = await listPathMessages(db, conversationId, messagePath(state, fork.parentBranch));
+  const replaced = parentRows.find((m) => m.id === messageId && Number(m.seq) >= fork.fromMessageSeq!);
+  return replaced ? { shown: fork.parentBranch, rows: parentRows } : { shown: active, rows };
 }
 
 /** The seqs of the user.message events the branch shows, oldest first. */

@@ -11,8 +11,10 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { BaseMessage } from '@langchain/core/messages';
 import { createAgent, fakeModel } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOfflineModelServer } from '../../server/agent/offline-model/server.ts';
 import { collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
 import { readFrames } from '../helpers/sse.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -272,4 +274,70 @@ describe('branches (issue 29)', () => {
     const bad = await switchTo(id, -1);
     expect(bad.status).toBe(400);
   });
+});
+
+describe('a retried Edit or Regenerate (its run failed after the fork committed)', () => {
+  let offline: Awaited<ReturnType<typeof startOfflineModelServer>>;
+  let model: ModelProxy;
+  let failing: TestServer;
+  let failingToken: string;
+  let client: Client;
+  /** The next streamed completion answers 500: the turn fails after its fork committed. */
+  let failNext = false;
+
+  beforeAll(async () => {
+    offline = await startOfflineModelServer({ delayMs: 0, modelName: 'airlock-offline-1' });
+    model = await startModelProxy(offline.baseUrl, (req, res, raw) => {
+      if (!failNext || !req.url?.endsWith('/chat/completions') || !JSON.parse(raw.toString()).stream) return false;
+      failNext = false;
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'the model fell over', type: 'server_error' } }));
+      return true;
+    });
+    failing = await startTestServer({ db, env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'offline', OPENAI_MAX_RETRIES: '0', MODEL_TITLES: 'false' } });
+    failingToken = await login(failing.url, 'admin');
+    client = await connectChat(failing.url, failingToken);
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await failing?.close();
+    await model?.close();
+    await offline?.close();
+  });
+
+  const sendTo = (text: string, conversationId: string | null, action: Action = null, messageId: string | null = null) =>
+    collect(client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId ?? 'new', action: action ?? '', message_id: messageId ?? '' }));
+  const historyOf = async (id: string): Promise<History> => {
+    const res = await fetch(`${failing.url}/api/assistant/history?conversation_id=${id}&limit=200`, { headers: { authorization: `Bearer ${failingToken}` } });
+    return res.json();
+  };
+
+  for (const action of ['edit', 'regenerate'] as const) {
+    it(`the same ${action} sent again forks the same place once more (a sibling of the failed branch), not VALIDATION_ERROR`, async () => {
+      const first = await sendTo('hello there', null);
+      const id = String(first.final!.metadata.conversation_id);
+      const before = await historyOf(id);
+      const target = before.items.find((m) => m.role === (action === 'edit' ? 'user' : 'assistant'))!;
+      const text = action === 'edit' ? 'hello again' : '';
+      failNext = true;
+      const failed = await sendTo(text, id, action, target.id);
+      expect(failed.types.at(-1)).toBe('error');
+      expect((await historyOf(id)).active_branch).toBe(1); // the fork committed before the model failed
+      const retried = await sendTo(text, id, action, target.id);
+      expect(retried.status).toBe('complete');
+      const after = await historyOf(id);
+      expect(after.active_branch).toBe(2);
+      const from = action === 'edit' ? target.seq : before.items.find((m) => m.role === 'user')!.seq + 1;
+      expect(after.branches.map((b) => [b.branch, b.parent_branch, b.from_message_seq])).toEqual([
+        [1, 0, from],
+        [2, 0, from],
+      ]);
+      expect(after.items.map((m) => [m.role, m.branch])).toEqual([
+        ['user', action === 'edit' ? 2 : 0],
+        ['assistant', 2],
+      ]);
+      if (action === 'edit') expect(after.items[0].content).toBe('hello again');
+    });
+  }
 });
