@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { guarded } from './guarded-handler.ts';
 
 export interface SeenRequest {
   path: string;
@@ -23,16 +24,18 @@ export interface RecordingMcp {
 /** Starts it; `build(path)` makes the McpServer that answers a request to `path`. */
 export async function startRecordingMcp(build: (path: string) => McpServer): Promise<RecordingMcp> {
   const seen: SeenRequest[] = [];
-  const http = createServer(async (req, res) => {
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
-    const body = raw ? JSON.parse(raw) : undefined;
-    seen.push({ path: req.url ?? '', method: body?.method ?? req.method ?? '', headers: req.headers });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await build(req.url ?? '').connect(transport);
-    await transport.handleRequest(req, res, body);
-  });
+  const http = createServer(
+    guarded(async (req, res) => {
+      let raw = '';
+      for await (const chunk of req) raw += chunk;
+      const body = raw ? JSON.parse(raw) : undefined;
+      seen.push({ path: req.url ?? '', method: body?.method ?? req.method ?? '', headers: req.headers });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => void transport.close());
+      await build(req.url ?? '').connect(transport);
+      await transport.handleRequest(req, res, body);
+    }),
+  );
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(http.address() as { port: number }).port}`,

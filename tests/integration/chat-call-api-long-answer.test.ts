@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { guarded } from '../helpers/guarded-handler.ts';
 
 const CAP = 64 * 1024;
 const TOKEN = 'All systems nominal; ';
@@ -21,7 +22,7 @@ let admin: string;
 
 /** An OpenAI-compatible model that answers everything with a long text, token by token. */
 async function startModel(): Promise<string> {
-  model = createServer(async (req, res) => {
+  model = createServer(guarded(async (req, res) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     if (!req.url?.endsWith('/chat/completions')) return void res.writeHead(404).end();
@@ -33,7 +34,7 @@ async function startModel(): Promise<string> {
       if (!res.write(chunk(i === 0 ? { role: 'assistant', content: TOKEN } : { content: TOKEN }, null))) await new Promise((r) => res.once('drain', r));
     }
     res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
-  });
+  }));
   await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
   return `http://127.0.0.1:${(model.address() as { port: number }).port}/v1`;
 }

@@ -18,6 +18,7 @@ import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
+import { guarded } from '../helpers/guarded-handler.ts';
 
 const table = createFaultTable('approval-kill');
 
@@ -243,7 +244,7 @@ describe('kill -9 of the gateway while a tool with an effect is at the api (chec
 async function startKillingProxy(target: string, trigger: (req: IncomingMessage) => boolean, onTrigger: () => void) {
   let resolveForwarded!: () => void;
   const forwarded = new Promise<void>((resolve) => (resolveForwarded = resolve));
-  const server = createServer(async (req, res) => {
+  const server = createServer(guarded(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const fire = trigger(req);
@@ -253,7 +254,7 @@ async function startKillingProxy(target: string, trigger: (req: IncomingMessage)
     const body = Buffer.from(await upstream.arrayBuffer());
     if (fire) resolveForwarded();
     res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(body);
-  });
+  }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, forwarded, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };

@@ -17,6 +17,7 @@ import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startRecordingMcp, type RecordingMcp } from '../helpers/recording-mcp.ts';
+import { guarded } from '../helpers/guarded-handler.ts';
 
 const SECRET = 'otel-secret-0123456789abcdef';
 
@@ -57,7 +58,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /** The OTLP/HTTP JSON receiver: POST /v1/traces. */
 function startReceiver(spans: ExportedSpan[], contentTypes: string[]): Promise<Server> {
-  const server = createServer(async (req, res) => {
+  const server = createServer(guarded(async (req, res) => {
     const body = await readBody(req);
     if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
     contentTypes.push(String(req.headers['content-type']));
@@ -76,19 +77,19 @@ function startReceiver(spans: ExportedSpan[], contentTypes: string[]): Promise<S
       }
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
+  }));
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
 /** A proxy in front of the api that records each request's method, path and traceparent. */
 function startRecordingProxy(target: () => string, seen: Array<{ method: string; path: string; traceparent?: string }>): Promise<Server> {
-  const server = createServer(async (req, res) => {
+  const server = createServer(guarded(async (req, res) => {
     const body = await readBody(req);
     seen.push({ method: req.method!, path: req.url!, traceparent: req.headers.traceparent as string | undefined });
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
     const upstream = await fetch(`${target()}${req.url}`, { method: req.method, headers, body: body || undefined });
     res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
-  });
+  }));
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
