@@ -40,8 +40,10 @@ afterAll(async () => {
 });
 
 type Action = 'confirm' | 'deny' | 'regenerate' | 'edit' | null;
-const send = (text: string, conversationId: string | null, action: Action = null, messageId: string | null = null) =>
-  collect(admin.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId ?? 'new', action: action ?? '', message_id: messageId ?? '' }));
+/** One /chat turn through `client`: a message, a decision, or a fork of `messageId`. */
+const sendVia = (client: Client) => (text: string, conversationId: string | null, action: Action = null, messageId: string | null = null) =>
+  collect(client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId ?? 'new', action: action ?? '', message_id: messageId ?? '' }));
+const send = (...args: Parameters<ReturnType<typeof sendVia>>) => sendVia(admin)(...args);
 const meta = (m: WireMessage | undefined) => m?.metadata as Record<string, unknown>;
 const card = (turn: Awaited<ReturnType<typeof send>>) => meta(turn.messages.find((m) => m.metadata.type === 'confirm_required'));
 const deployments = async (service: string, version: string) =>
@@ -53,12 +55,14 @@ interface History {
   branch: number;
   branches: Array<{ branch: number; parent_branch: number; from_message_seq: number }>;
 }
-const get = async (path: string) => {
-  const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+const getFrom = async (url: string, bearer: string, path: string) => {
+  const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
   expect(res.status, path).toBe(200);
   return res.json();
 };
-const history = (id: string, branch?: number): Promise<History> => get(`/api/assistant/history?conversation_id=${id}&limit=200${branch === undefined ? '' : `&branch=${branch}`}`);
+const get = (path: string) => getFrom(server.url, token, path);
+const historyPath = (id: string, branch?: number) => `/api/assistant/history?conversation_id=${id}&limit=200${branch === undefined ? '' : `&branch=${branch}`}`;
+const history = (id: string, branch?: number): Promise<History> => get(historyPath(id, branch));
 const events = async (id: string, branch?: number): Promise<Array<{ seq: number; kind: string; payload: Record<string, unknown> }>> =>
   (await get(`/api/agent/conversations/${id}/events?limit=500${branch === undefined ? '' : `&branch=${branch}`}`)).events;
 const switchTo = (id: string, branch: number) =>
@@ -306,12 +310,8 @@ describe('a retried Edit or Regenerate (its run failed after the fork committed)
     await offline?.close();
   });
 
-  const sendTo = (text: string, conversationId: string | null, action: Action = null, messageId: string | null = null) =>
-    collect(client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId ?? 'new', action: action ?? '', message_id: messageId ?? '' }));
-  const historyOf = async (id: string): Promise<History> => {
-    const res = await fetch(`${failing.url}/api/assistant/history?conversation_id=${id}&limit=200`, { headers: { authorization: `Bearer ${failingToken}` } });
-    return res.json();
-  };
+  const sendTo = (...args: Parameters<ReturnType<typeof sendVia>>) => sendVia(client)(...args);
+  const historyOf = (id: string): Promise<History> => getFrom(failing.url, failingToken, historyPath(id));
 
   for (const action of ['edit', 'regenerate'] as const) {
     it(`the same ${action} sent again forks the same place once more (a sibling of the failed branch), not VALIDATION_ERROR`, async () => {
