@@ -2,7 +2,8 @@
  * Issue 27 item 1 in Chromium ("Edit, then approve"), against the real product behind the real
  * nginx, with a POLICY_FILE of issue 20's `when` rules on its own schema:
  * - edit the version on the card and confirm: the tool card and the final answer name the edited
- *   version, and only the edited version was deployed;
+ *   version, and only the edited version was deployed; while editing, the card shows the risk of
+ *   what would run and says its preview is of the proposed arguments;
  * - an operator edits a maintenance into db-primary (admin-only): refused, with the approvers it
  *   needs named; nothing opened;
  * - in the inbox, an admin edits another admin's staging deploy into production (a two-admin rule):
@@ -27,7 +28,18 @@ test('edit the version and confirm: the tool card and the final answer name the 
   const editor = pending.getByTestId('arguments-editor');
   // No grant with an edit: the grant buttons go while editing.
   await expect(pending.getByTestId('grant-choices')).toHaveCount(0);
+  // The card shows what the edit would run: its risk, and that the preview is of the proposal.
+  await expect(pending.getByTestId('approval-preview')).toBeVisible();
+  await expect(pending.getByTestId('approval-preview-stale')).toHaveCount(0);
+  await expect(pending.getByTestId('approval-risk')).toHaveCount(0);
+  await editor.locator('input[name=environment]').fill('production');
+  await expect(pending.getByTestId('approval-risk')).toBeVisible();
+  await expect(pending.getByTestId('approval-preview-stale')).toBeVisible();
+  await editor.locator('input[name=environment]').fill('staging');
+  await expect(pending.getByTestId('approval-risk')).toHaveCount(0);
+  await expect(pending.getByTestId('approval-preview-stale')).toHaveCount(0);
   await editor.locator('input[name=version]').fill('6.1.1');
+  await expect(pending.getByTestId('approval-preview-stale')).toBeVisible();
   await shot(page, '35-edit-card');
   await editor.getByRole('button', { name: 'Confirm with these arguments' }).click();
 

@@ -62,3 +62,20 @@ export function riskOf(input: unknown): 'high' | 'normal' {
   if (!input || typeof input !== 'object') return 'normal';
   return Object.values(input as Record<string, unknown>).some((v) => typeof v === 'string' && PRODUCTION.test(v.trim())) ? 'high' : 'normal';
 }
+
+/**
+ * Whether arguments being edited differ from the proposed ones (any key's value, deeply; key
+ * order does not count). The card then shows the risk of what will run, and says the preview is
+ * of the proposed call: it was read before the pause and an edit is not previewed again.
+ */
+export function argsChanged(proposed: unknown, edited: Record<string, unknown> | null): boolean {
+  return edited !== null && !sameValue(proposed ?? {}, edited);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardExtrasOf, labeledArgs, riskOf } from '../../../../../src/lib/chat/approval-view.ts';
+import { argsChanged, cardExtrasOf, labeledArgs, riskOf } from '../../../../../src/lib/chat/approval-view.ts';
 import { applyChatEvent, initialView } from '../../../../../src/lib/chat/reducer.ts';
 
 describe('approval card view (issue 27 item 4)', () => {
@@ -27,5 +27,18 @@ describe('confirm_required into the card', () => {
       message: { role: 'assistant', content: '', metadata: { type: 'confirm_required', approval_id: 'ap', tool: 'deploy_service', input: { environment: 'production' }, prompt: 'Deploy?', expires_at: null, timeout_s: 300, preview: { summary: 'x: 1 → 2', state_hash: 'h' }, labels: { environment: 'Environment' } } },
     } as never);
     expect(view.items.find((i) => i.kind === 'approval')).toMatchObject({ preview: { summary: 'x: 1 → 2' }, labels: { environment: 'Environment' } });
+  });
+});
+
+describe('an edit on the card (issue 27 item 1)', () => {
+  const proposed = { service: 'checkout-api', version: '6.1.0', environment: 'staging', flags: { canary: true, steps: [1, 2] } };
+  it('counts a changed value, deeply, and nothing else (key order, an untouched copy)', () => {
+    expect(argsChanged(proposed, null)).toBe(false);
+    expect(argsChanged(proposed, { flags: { steps: [1, 2], canary: true }, environment: 'staging', version: '6.1.0', service: 'checkout-api' })).toBe(false);
+    expect(argsChanged(proposed, { ...proposed, version: '6.1.1' })).toBe(true);
+    expect(argsChanged(proposed, { ...proposed, flags: { canary: true, steps: [1, 3] } })).toBe(true);
+    expect(argsChanged(proposed, { ...proposed, flags: { canary: true, steps: { 0: 1, 1: 2 } } })).toBe(true);
+    expect(argsChanged(proposed, { ...proposed, note: '' })).toBe(true);
+    expect(argsChanged(undefined, {})).toBe(false);
   });
 });
