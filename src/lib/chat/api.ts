@@ -111,8 +111,9 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
     renameConversation: (cid: string, title: string) => call<Conversation>('PATCH', `/api/assistant/conversations/${id(cid)}`, { title }),
     archiveConversation: (cid: string) => call<void>('DELETE', `/api/assistant/conversations/${id(cid)}`),
     restoreConversation: (cid: string) => call<Conversation>('POST', `/api/assistant/conversations/${id(cid)}/restore`),
-    history: async (cid: string, before?: string | null, limit = 50): Promise<HistoryResult> => {
-      const r = await call<HistoryPage>('GET', `/api/assistant/history${q({ conversation_id: cid, before, limit })}`);
+    /** `branch`: the branch whose rows to read (an older page of the branch shown); absent: the active one. */
+    history: async (cid: string, before?: string | null, limit = 50, branch?: number): Promise<HistoryResult> => {
+      const r = await call<HistoryPage>('GET', `/api/assistant/history${q({ conversation_id: cid, before, limit, branch })}`);
       const forks = (r.branches ?? []).map((b) => ({ branch: b.branch, parent: b.parent_branch, from: b.from_message_seq }));
       return { items: r.items, next: r.next_before, ledgerSeq: r.ledger_seq, activeBranch: r.active_branch ?? 0, forks };
     },

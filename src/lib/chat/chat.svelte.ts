@@ -388,7 +388,8 @@ export class ChatState {
     if (!id || !this.#older || this.#loading !== 'idle') return;
     this.#loading = 'older';
     try {
-      const page = await this.#options.api.history(id, this.#older);
+      // The branch shown, though another tab may have switched the conversation since.
+      const page = await this.#options.api.history(id, this.#older, undefined, this.#branches.active);
       if (id !== this.#conversationId) return;
       this.#older = page.next;
       this.#dispatch({ type: 'loaded', items: itemsFromHistory(page.items), prepend: true });

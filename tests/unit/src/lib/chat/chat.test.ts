@@ -4,9 +4,9 @@ import { ApiError } from '../../../../../src/lib/chat/errors.ts';
 import type { ChatItem, StoredMessage } from '../../../../../src/lib/chat/types.ts';
 import { fakeApi, FakeTransport, memoryMarks, settle, wire } from './fakes.ts';
 
-function setup(history: Record<string, StoredMessage[]> = {}) {
+function setup(history: Record<string, StoredMessage[]> = {}, stream: Parameters<typeof fakeApi>[2] = {}) {
   const transport = new FakeTransport();
-  const api = fakeApi(history);
+  const api = fakeApi(history, 50, stream);
   const connection = { require: () => transport, lost: vi.fn() };
   const onUnauthorized = vi.fn();
   const onCreated = vi.fn();
@@ -318,6 +318,15 @@ describe('ChatState', () => {
     expect(chat.items).toHaveLength(120);
     expect(chat.items.map((i) => i.id)).toEqual(messages.map((m) => m.id));
     expect(chat.hasOlder).toBe(false);
+  });
+
+  it('older pages are read from the branch shown, though another tab may switch the conversation meanwhile (issue 29)', async () => {
+    const messages = Array.from({ length: 60 }, (_, i) => ({ ...stored(`m${i}`, i % 2 ? 'assistant' : 'user', `message ${i}`, i % 2 ? { type: 'answer' } : {}), seq: i + 1, branch: i < 40 ? 0 : 1 }));
+    const { chat, api } = setup({ c1: messages }, { branches: { active: 1, forks: [{ branch: 1, parent: 0, from: 41 }] } });
+    await chat.open('c1');
+    await chat.loadOlder();
+    expect(api.calls).toEqual(['history:c1:', 'history:c1:m10@1']);
+    expect(chat.items).toHaveLength(60);
   });
 
   it('a live message learns its stored id when its run ends (issue 29: Edit needs it); nothing on screen is rebuilt', async () => {

@@ -110,8 +110,8 @@ export function fakeApi(
       const now = new Date().toISOString();
       return { id: `c${++n}`, title: title ?? null, created_at: now, updated_at: now, archived: false };
     },
-    async history(id: string, before?: string | null) {
-      calls.push(`history:${id}:${before ?? ''}`);
+    async history(id: string, before?: string | null, _limit?: number, branch?: number) {
+      calls.push(`history:${id}:${before ?? ''}${branch === undefined ? '' : `@${branch}`}`);
       const all = history[id] ?? [];
       const end = before ? all.findIndex((m) => m.id === before) : all.length;
       const start = Math.max(0, end - pageSize);
