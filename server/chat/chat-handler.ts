@@ -10,7 +10,7 @@
  * Gradio event and its id, lasts until the run ends: a /cancel naming the event then stops it.
  * @module
  */
-import type { DecisionOrigin, Engine } from '../engine/index.ts';
+import { errorFields, type DecisionOrigin, type Engine } from '../engine/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
 import type { EndpointRequest } from '../gradio/index.ts';
 import { chatMessage, type ChatMessage, type ChatMetadata } from '../../src/lib/wire/index.ts';
@@ -39,6 +39,12 @@ function withTimings([message]: Output): Output {
   return timings ? [{ ...message, metadata: { ...message.metadata, timings } }] : [message];
 }
 
+/** An error as /chat says it; a VALIDATION_ERROR about arguments names them (`fields`, an edited confirm's). */
+function errorMetadata(error: AirlockError): ChatMetadata {
+  const fields = errorFields(error);
+  return { type: 'error', code: error.code, detail: error.message, retryable: error.retryable, ...(fields.length ? { fields } : {}) };
+}
+
 /**
  * `sessions`: Gradio session continuity (session-continuity.ts). A call naming no conversation
  * continues the one the caller's Gradio session used last; every turn records its conversation as
@@ -48,7 +54,7 @@ function withTimings([message]: Output): Output {
 export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engine; sessions?: SessionConversations; fileUrls?: FileUrlResolver }) {
   return async function* handleChat(request: EndpointRequest<ChatIdentity>): AsyncGenerator<Output> {
     const fail = (error: AirlockError, conversationId = ''): Output => [
-      chatMessage(conversationId, '', { type: 'error', code: error.code, detail: error.message, retryable: error.retryable }),
+      chatMessage(conversationId, '', errorMetadata(error)),
     ];
     let run;
     try {
@@ -102,7 +108,7 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
       for (const metadata of held) yield emit(metadata);
       // The run could not commit its end (the database went away): say so, with the answer so far.
       if (!isAirlockError(error)) throw error;
-      yield withTimings(emit({ type: 'error', code: error.code, detail: error.message, retryable: error.retryable }));
+      yield withTimings(emit(errorMetadata(error)));
     } finally {
       // The client left mid-run (the queue stopped pulling): stay cancellable until the run ends.
       if (request.signal.aborted && !request.cancelSignal.aborted) await run.finished();

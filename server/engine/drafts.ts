@@ -7,6 +7,7 @@ import type { AgentEvent, GrantUse } from '../agent/index.ts';
 import { editOf } from '../approvals/edit.ts';
 import type { ApprovalProgress, OpenedApproval, ResolvedApproval } from '../approvals/steps.ts';
 import type { EventDraft, RunStatus } from './events.ts';
+import type { ErrorField } from '../../src/lib/wire/chat-metadata.ts';
 
 type ToolResultEvent = Extract<AgentEvent, { type: 'tool_end' | 'tool_error' }>;
 
@@ -70,7 +71,8 @@ export interface RunSummary {
   turns: number;
   startedAt: number;
   stopReason: string;
-  error?: { code: string; detail: string };
+  /** `fields`: the arguments a VALIDATION_ERROR is about (an edited confirm's), by path. */
+  error?: { code: string; detail: string; fields?: ErrorField[] };
   /** The dead turn this one retried (TurnInput.retryOf). */
   retryOf?: string | null;
 }
@@ -86,6 +88,7 @@ export function runFinishedDraft(runId: string, s: RunSummary, now = Date.now())
       stop_reason: s.stopReason,
       error_code: s.error?.code ?? null,
       ...(s.error ? { error_detail: s.error.detail } : {}),
+      ...(s.error?.fields?.length ? { error_fields: s.error.fields } : {}),
       ...(s.retryOf ? { retry_of: s.retryOf } : {}),
     },
   };

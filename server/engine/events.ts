@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { APPROVAL_REASONS } from '../approvals/rules.ts';
-import { ArgumentLabelsSchema, ArgumentsEditSchema, EffectPreviewSchema, GrantOfferSchema } from '../../src/lib/wire/chat-metadata.ts';
+import { ArgumentLabelsSchema, ArgumentsEditSchema, EffectPreviewSchema, ErrorFieldSchema, GrantOfferSchema } from '../../src/lib/wire/chat-metadata.ts';
 import { branchPath, onPath, type BranchFork } from '../../src/lib/wire/branches.ts';
 
 const RunId = z.uuid();
@@ -107,6 +107,8 @@ const KIND_PAYLOADS = {
     stop_reason: z.string().min(1),
     error_code: z.string().nullable(),
     error_detail: z.string().optional(),
+    /** The arguments a VALIDATION_ERROR is about (a confirm's edited arguments), by path; /chat says them as `fields`. */
+    error_fields: z.array(ErrorFieldSchema).optional(),
     /** The dead turn a retry took over from (issue 30): it resumed that turn's thread with no new message. */
     retry_of: RunId.optional(),
   }),

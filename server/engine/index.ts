@@ -16,5 +16,5 @@ export { followLedger, type FollowOptions } from './follow.ts';
 export { TurnHub } from './turn-hub.ts';
 export { recoverOrphanedRuns, PROCESS_EXIT_DETAIL } from './recovery.ts';
 export { ProcessLiveness } from './liveness.ts';
-export { TurnAbort, toTurnError } from './turn-errors.ts';
+export { TurnAbort, errorFields, toTurnError } from './turn-errors.ts';
 export type { DecisionOrigin, FileRef, FileStorage, TurnAction, TurnInput, TurnSetup, TurnUser } from './types.ts';

@@ -13,7 +13,7 @@ import { isAirlockError } from '../errors.ts';
 import { answerDraft } from './drafts.ts';
 import { nameAfterFirstAnswer, type FirstTitle } from './first-title.ts';
 import type { LedgerEvent, LiveEvent } from './events.ts';
-import { TurnAbort, toTurnError } from './turn-errors.ts';
+import { TurnAbort, errorFields, toTurnError } from './turn-errors.ts';
 import type { TurnScope } from './turn-scope.ts';
 
 /** The agent ended its answer: the last segment and run.finished(done). */
@@ -71,6 +71,7 @@ async function finishAfterError(t: TurnScope, error: unknown): Promise<LedgerEve
   const mark = { code: failure.code, detail: failure.message };
   return t.commit(async (tx) => {
     await transcript.endAnswer({ error: mark }, tx);
-    return [...answerDraft(ctx.runId, text, { error: mark }), ...(await t.settle(tx, { status: 'failed', stopReason: 'error', error: mark }))];
+    const fields = errorFields(failure);
+    return [...answerDraft(ctx.runId, text, { error: mark }), ...(await t.settle(tx, { status: 'failed', stopReason: 'error', error: { ...mark, ...(fields.length ? { fields } : {}) } }))];
   });
 }

@@ -5,6 +5,7 @@
  */
 import { isDatabaseUnavailable } from '../db/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
+import type { ErrorField } from '../../src/lib/wire/chat-metadata.ts';
 
 /** Why a run was aborted: Stop by a user, or the process shutting down. */
 export class TurnAbort extends Error {
@@ -19,4 +20,11 @@ export function toTurnError(error: unknown, runId: string): AirlockError {
   if (isAirlockError(error)) return error;
   if (isDatabaseUnavailable(error)) return new AirlockError('SERVICE_UNAVAILABLE', undefined, { cause: error });
   return new AirlockError('INTERNAL', `Something went wrong on our side (reference ${runId}).`, { cause: error });
+}
+
+/** The arguments an error is about (`details.fields` of a VALIDATION_ERROR: an edited confirm's), else none. */
+export function errorFields(error: AirlockError): ErrorField[] {
+  const fields = (error.details as { fields?: unknown } | undefined)?.fields;
+  if (!Array.isArray(fields)) return [];
+  return fields.flatMap((f) => (typeof f?.path === 'string' && typeof f?.message === 'string' ? [{ path: f.path, message: f.message }] : []));
 }

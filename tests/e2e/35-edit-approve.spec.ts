@@ -3,7 +3,8 @@
  * nginx, with a POLICY_FILE of issue 20's `when` rules on its own schema:
  * - edit the version on the card and confirm: the tool card and the final answer name the edited
  *   version, and only the edited version was deployed; while editing, the card shows the risk of
- *   what would run and says its preview is of the proposed arguments;
+ *   what would run and says its preview is of the proposed arguments, and a value the tool's schema
+ *   refuses is said by its field;
  * - an operator edits a maintenance into db-primary (admin-only): refused, with the approvers it
  *   needs named; nothing opened;
  * - in the inbox, an admin edits another admin's staging deploy into production (a two-admin rule):
@@ -38,6 +39,15 @@ test('edit the version and confirm: the tool card and the final answer name the 
   await editor.locator('input[name=environment]').fill('staging');
   await expect(pending.getByTestId('approval-risk')).toHaveCount(0);
   await expect(pending.getByTestId('approval-preview-stale')).toHaveCount(0);
+  // A version the tool's schema refuses: the server's words go by the field, which keeps the edit.
+  await editor.locator('input[name=version]').fill('');
+  await editor.getByRole('button', { name: 'Confirm with these arguments' }).click();
+  const versionError = editor.locator('label', { has: page.locator('input[name=version]') }).getByRole('alert');
+  await expect(versionError).toBeVisible({ timeout: 20_000 });
+  await expect(editor.locator('input[name=version]')).toHaveAttribute('aria-invalid', 'true');
+  await expect(editor.locator('input[name=environment]')).toHaveValue('staging');
+  await expect(page.getByTestId('error-card')).toHaveCount(0);
+  await expect(pending).toHaveAttribute('data-status', 'pending');
   await editor.locator('input[name=version]').fill('6.1.1');
   await expect(pending.getByTestId('approval-preview-stale')).toBeVisible();
   await shot(page, '35-edit-card');

@@ -256,6 +256,12 @@ describe('/chat arguments and the AG-UI resume editedArgs', () => {
     const edited = { service: 'payments-api', version: '7.5.1', environment: 'staging' };
     const denied = await collect(client.submit('/chat', { message: { text: '', files: [] }, conversation_id: conversationId, action: 'deny', approval_id: approvalId, arguments: edited }));
     expect(JSON.stringify(denied)).toMatch(/VALIDATION_ERROR|arguments go with/);
+    // Arguments that do not fit the schema: the error names each, by its path, for the card's fields.
+    const misfit = await collect(client.submit('/chat', { message: { text: '', files: [] }, conversation_id: conversationId, action: 'confirm', approval_id: approvalId, arguments: { ...edited, version: 7, colour: 'red' } }));
+    const error = misfit.messages.find((m) => m.metadata.type === 'error')?.metadata as { code?: string; fields?: Array<{ path: string; message: string }> } | undefined;
+    expect(error?.code).toBe('VALIDATION_ERROR');
+    expect(error?.fields).toEqual(expect.arrayContaining([{ path: 'version', message: expect.any(String) }, { path: '', message: expect.stringMatching(/unknown argument colour/) }]));
+    expect(await approvalRow(approvalId)).toMatchObject({ status: 'pending', final_args: null });
     const confirmed = await collect(client.submit('/chat', { message: { text: '', files: [] }, conversation_id: conversationId, action: 'confirm', approval_id: approvalId, arguments: edited }));
     const resolved = confirmed.messages.find((m) => m.metadata.type === 'confirm_resolved');
     expect(resolved?.metadata).toMatchObject({ result: 'confirmed', edited: { args: edited, patch: [{ op: 'replace', path: '/version', value: '7.5.1' }] } });

@@ -8,6 +8,7 @@
  * @module
  */
 import { labeledArgs } from './approval-view.ts';
+import type { ErrorField } from '../wire/index.ts';
 
 export type EditKind = 'string' | 'number' | 'boolean' | 'json';
 
@@ -51,4 +52,21 @@ export function readFields(fields: readonly EditField[]): ReadArgs {
     }
   }
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, args };
+}
+
+/**
+ * The server's word on edited arguments (a VALIDATION_ERROR's `fields`) placed by the fields: an
+ * error about `flags.canary` goes by `flags`; one about the arguments as a whole (path '', an
+ * unknown argument), or about an argument with no field here, goes above them.
+ */
+export function placeFieldErrors(fields: readonly EditField[], errors: readonly ErrorField[]): { byKey: Record<string, string>; general: string[] } {
+  const keys = new Set(fields.map((f) => f.key));
+  const byKey: Record<string, string> = {};
+  const general: string[] = [];
+  for (const { path, message } of errors) {
+    const key = path.split('.')[0];
+    if (key && keys.has(key)) byKey[key] = byKey[key] ? `${byKey[key]}; ${message}` : message;
+    else general.push(path ? `${path}: ${message}` : message);
+  }
+  return { byKey, general };
 }

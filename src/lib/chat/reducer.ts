@@ -9,6 +9,7 @@ import { SUPERSEDED } from './approval-words.ts';
 import { keptBeforeFork, withStoredRefs } from './branch-view.ts';
 import { NOT_ALLOWED, errorText, isRefusal, isRetryable, toErrorCode } from './errors.ts';
 import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, UserItem, WireChatMessage } from './types.ts';
+import type { ErrorField } from '../wire/index.ts';
 
 export interface ChatView {
   items: ChatItem[];
@@ -55,7 +56,7 @@ export function applyChatEvent(view: ChatView, event: ChatEvent): ChatView {
       const run = view.run + 1;
       let items = view.items;
       if (event.action && event.approvalId) {
-        items = replaceItem(items, event.approvalId, (a) => (a.kind === 'approval' ? { ...a, deciding: event.action! } : a));
+        items = replaceItem(items, event.approvalId, (a) => (a.kind === 'approval' ? { ...a, deciding: event.action!, fieldErrors: undefined } : a));
       } else if (!event.action) {
         // The server takes a new message as the denial of every approval still waiting: those
         // cards are being decided now, by this message (the composer asked before sending).
@@ -186,11 +187,22 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
       // A refused step (its tool_call_id) is said on its tool card; the agent goes on and explains.
       const refused = isRefusal(code) ? refuseTool(next, str(m.tool_call_id)) : null;
       if (refused) return refused;
+      // Edited arguments the server refused: said by the card's fields, which stay as typed.
+      const placed = code === 'VALIDATION_ERROR' ? withFieldErrors(next, m.fields) : null;
+      if (placed) return placed;
       return addError(next, code, str(m.detail));
     }
     default:
       return view;
   }
+}
+
+/** The card whose confirm is in flight gets `fields` (a VALIDATION_ERROR's), or null when none fits. */
+function withFieldErrors(view: ChatView, fields: unknown): ChatView | null {
+  const errors = Array.isArray(fields) ? fields.filter((f): f is ErrorField => typeof f?.path === 'string' && typeof f?.message === 'string') : [];
+  const card = view.items.find((i) => i.kind === 'approval' && i.deciding === 'confirm');
+  if (errors.length === 0 || !card) return null;
+  return { ...view, items: replaceItem(view.items, card.id, (a) => (a.kind === 'approval' ? { ...a, fieldErrors: errors } : a)) };
 }
 
 function writeAnswer(view: ChatView, content: unknown, token: string): ChatView {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { FileRef, SnippetPart, StoredMessage, WireMessage } from '../wire/index.ts';
+import type { ErrorField, FileRef, SnippetPart, StoredMessage, WireMessage } from '../wire/index.ts';
 
 /** A stored file and a history message: the wire module's, shared with the server. */
 export type { FileRef, StoredMessage };
@@ -108,6 +108,8 @@ export interface ApprovalItem extends StoredRef {
   grantable?: { maxTtlS: number; match: Record<string, unknown> } | null;
   /** Confirmed with the user's passkey (issue 28 step-up), through the approvals API. */
   stepUp?: boolean;
+  /** Why the server refused the arguments of its last edited confirm, by path (the card places them by its fields). */
+  fieldErrors?: ErrorField[];
 }
 export interface ErrorItem extends StoredRef {
   kind: 'error';

@@ -43,6 +43,10 @@ export const PolicyStampSchema = z.strictObject({
 export const APPROVAL_REASONS = ['user_confirmed', 'user_denied', 'approval_timeout', 'superseded_by_new_message', 'state_changed'] as const;
 
 /** An effect's preview (issue 27): the effect in words, optional facts, and the hash of the state it read. */
+/** One argument an error is about: its path (`version`, `flags.canary`; '' for the arguments as a whole) and what is wrong. */
+export const ErrorFieldSchema = z.strictObject({ path: z.string(), message: z.string() });
+export type ErrorField = z.infer<typeof ErrorFieldSchema>;
+
 export const EffectPreviewSchema = z.strictObject({ summary: z.string(), details: z.record(z.string(), z.unknown()).optional(), state_hash: z.string() });
 
 /**
@@ -171,10 +175,14 @@ function metadataUnion<W extends z.ZodRawShape, G extends z.ZodRawShape>(wire: W
     }),
     /**
      * `tool_call_id`: the error is one step's (a tool the user may not run), said to the user while
-     * the turn goes on; the turn still completes. Without it, the turn itself failed.
+     * the turn goes on; the turn still completes. Without it, the turn itself failed. `fields`: the
+     * arguments a VALIDATION_ERROR is about (a confirm's edited arguments), each by its path
+     * (`version`, `flags.canary`; '' for the arguments as a whole), so a UI can say it by the field.
      */
     z.strictObject({
-      type: z.literal('error'), code: ErrorCodeSchema, detail: z.string(), retryable: z.boolean(), tool_call_id: z.string().optional(), ...wire,
+      type: z.literal('error'), code: ErrorCodeSchema, detail: z.string(), retryable: z.boolean(), tool_call_id: z.string().optional(),
+      fields: z.array(ErrorFieldSchema).optional(),
+      ...wire,
     }),
     /** What the model got of each attached file, once, before the answer. */
     z.strictObject({ type: z.literal('attachments'), files: z.array(FileRefSchema), ...wire }),

@@ -6,7 +6,7 @@
  * (all of it when replayed from the ledger), so nothing doubles. Pure.
  * @module
  */
-import type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, ChatMetadata, EffectPreview, FileRef, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
+import type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, ChatMetadata, EffectPreview, ErrorField, FileRef, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
 import { ERROR_CODES, toErrorCode } from './errors.ts';
 
 /**
@@ -45,7 +45,7 @@ export type ProjectedEvent =
   /** One approver of several approved (issue 26): the approval stays pending. */
   | { kind: 'approval.approved'; payload: { approval_id: string; by: string; approved_count: number; approvals_required: number } }
   | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason; edited?: ArgumentsEdit & { original_action_hash?: string | null; action_hash?: string } } }
-  | { kind: 'run.finished'; payload: { status: string; error_code: string | null; error_detail?: string } }
+  | { kind: 'run.finished'; payload: { status: string; error_code: string | null; error_detail?: string; error_fields?: ErrorField[] } }
   /** Issue 29: the /chat stream shows nothing of them; history names the branch (`active_branch`). */
   | { kind: 'branch.forked' | 'branch.switched'; payload: { branch?: number } };
 
@@ -124,7 +124,7 @@ export class ChatProjection {
         const p = event.payload;
         if (p.status !== 'failed') return [];
         const code = toErrorCode(p.error_code);
-        return [{ type: 'error', code, detail: p.error_detail ?? ERROR_CODES[code].message, retryable: ERROR_CODES[code].retryable }];
+        return [{ type: 'error', code, detail: p.error_detail ?? ERROR_CODES[code].message, retryable: ERROR_CODES[code].retryable, ...(p.error_fields?.length ? { fields: p.error_fields } : {}) }];
       }
       case 'user.message':
         // What the model got of each attached file (status + note), as the live turn said it.

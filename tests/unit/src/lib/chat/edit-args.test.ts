@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editFields, readFields } from '../../../../../src/lib/chat/edit-args.ts';
+import { editFields, placeFieldErrors, readFields } from '../../../../../src/lib/chat/edit-args.ts';
 
 describe('edit-args: the card\'s fields of a paused call', () => {
   it('one field per argument, under its label, keeping its JSON type', () => {
@@ -27,5 +27,18 @@ describe('edit-args: the card\'s fields of a paused call', () => {
     fields[0].text = 'three';
     fields[1].text = '[a';
     expect(readFields(fields)).toEqual({ ok: false, errors: { replicas: 'a number, please', tags: 'not valid JSON' } });
+  });
+
+  it("places the server's field errors by their fields; the rest (the whole, an argument with no field) above them", () => {
+    const fields = editFields({ service: 'checkout-api', flags: { canary: true } });
+    expect(
+      placeFieldErrors(fields, [
+        { path: 'flags.canary', message: 'expected boolean' },
+        { path: 'flags', message: 'too many keys' },
+        { path: '', message: 'unknown argument colour' },
+        { path: 'region', message: 'required' },
+      ]),
+    ).toEqual({ byKey: { flags: 'expected boolean; too many keys' }, general: ['unknown argument colour', 'region: required'] });
+    expect(placeFieldErrors(fields, [])).toEqual({ byKey: {}, general: [] });
   });
 });

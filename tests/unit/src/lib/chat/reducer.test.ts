@@ -256,6 +256,26 @@ describe('applyChatEvent', () => {
       expect: (v) => expect(v.items[0]).toMatchObject({ status: 'denied', reason: 'user_denied' }),
     },
     {
+      name: "edited arguments the server refused go on the card being confirmed (no error card); the next confirm clears them",
+      events: [
+        { type: 'loaded', items: [pendingCard] },
+        { type: 'submitted', text: '', action: 'confirm', approvalId: 'a' },
+        msg({ ...wire.error('VALIDATION_ERROR', 'The edited arguments do not fit deploy_service: version: too small'), metadata: { ...wire.error('VALIDATION_ERROR').metadata, fields: [{ path: 'version', message: 'too small' }] } }),
+        { type: 'ended', reason: 'error' },
+      ],
+      expect: (v) => {
+        expect(v.items).toHaveLength(1);
+        expect(v.items[0]).toMatchObject({ status: 'pending', deciding: undefined, fieldErrors: [{ path: 'version', message: 'too small' }] });
+        const again = applyChatEvent(v, { type: 'submitted', text: '', action: 'confirm', approvalId: 'a' });
+        expect(again.items[0]).toMatchObject({ deciding: 'confirm', fieldErrors: undefined });
+      },
+    },
+    {
+      name: 'a VALIDATION_ERROR with fields but no card being confirmed is an error card as any other',
+      events: [submitted, msg({ role: 'assistant', content: '', metadata: { type: 'error', code: 'VALIDATION_ERROR', detail: 'bad', retryable: false, fields: [{ path: 'x', message: 'bad' }] } })],
+      expect: (v) => expect(v.items[1]).toMatchObject({ kind: 'error', code: 'VALIDATION_ERROR' }),
+    },
+    {
       name: 'a decision made elsewhere, without a reason, stays a plain denial',
       events: [{ type: 'loaded', items: [pendingCard] }, msg(wire.resolved('a', 'denied'))],
       expect: (v) => expect(v.items[0]).not.toHaveProperty('reason'),
