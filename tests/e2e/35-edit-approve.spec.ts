@@ -8,7 +8,8 @@
  * - an operator edits a maintenance into db-primary (admin-only): refused, with the approvers it
  *   needs named; nothing opened;
  * - in the inbox, an admin edits another admin's staging deploy into production (a two-admin rule):
- *   it now needs a second admin, who approves it; production got the deploy once.
+ *   it now needs a second admin, who approves it; production got the deploy once. A value the
+ *   schema refuses is said by its field there too.
  */
 import { connected, expect, send, shot, test } from './support/fixtures.ts';
 import { EDIT_POLICY } from '../helpers/approval-policy.ts';
@@ -93,7 +94,15 @@ test('in the inbox, an edit staging -> production needs a second admin, who appr
   const row = admin2.getByTestId('approval-row').filter({ hasText: 'deploy_service' });
   await expect(row).toHaveCount(1, { timeout: 20_000 });
   await row.getByRole('button', { name: 'Edit…' }).click();
-  await row.getByTestId('arguments-editor').locator('input[name=environment]').fill('production');
+  const editor = row.getByTestId('arguments-editor');
+  // An empty service the tool's schema refuses: said by that field, the edit kept, nothing decided.
+  await editor.locator('input[name=service]').fill('');
+  await editor.locator('input[name=environment]').fill('production');
+  await row.getByRole('button', { name: 'Confirm with these arguments' }).click();
+  await expect(editor.locator('label', { has: admin2.locator('input[name=service]') }).getByRole('alert')).toBeVisible({ timeout: 20_000 });
+  await expect(editor.locator('input[name=environment]')).toHaveValue('production');
+  await expect(row.getByTestId('edited-args')).toHaveCount(0);
+  await editor.locator('input[name=service]').fill('payments-api');
   await row.getByRole('button', { name: 'Confirm with these arguments' }).click();
   await expect(row.getByTestId('approval-progress')).toContainText('1 of 2', { timeout: 20_000 });
   await expect(row.getByTestId('edited-args')).toContainText('production');

@@ -177,8 +177,8 @@ export class ApprovalInbox {
     });
     const json = response.status === 204 ? null : await response.json().catch(() => null);
     if (!response.ok) {
-      const error = (json as { error?: { code?: string; message?: string } } | null)?.error;
-      throw new ApiError(toErrorCode(error?.code ?? 'INTERNAL'), error?.message ?? response.statusText, response.status);
+      const error = (json as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error;
+      throw new ApiError(toErrorCode(error?.code ?? 'INTERNAL'), error?.message ?? response.statusText, response.status, error?.details);
     }
     return json as T;
   }

@@ -9,7 +9,7 @@ import { SUPERSEDED } from './approval-words.ts';
 import { keptBeforeFork, withStoredRefs } from './branch-view.ts';
 import { NOT_ALLOWED, errorText, isRefusal, isRetryable, toErrorCode } from './errors.ts';
 import type { ApprovalItem, ApprovalStatus, ChatItem, ChatPhase, FileRef, ToolItem, UserItem, WireChatMessage } from './types.ts';
-import type { ErrorField } from '../wire/index.ts';
+import { errorFieldsOf } from '../wire/index.ts';
 
 export interface ChatView {
   items: ChatItem[];
@@ -199,7 +199,7 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
 
 /** The card whose confirm is in flight gets `fields` (a VALIDATION_ERROR's), or null when none fits. */
 function withFieldErrors(view: ChatView, fields: unknown): ChatView | null {
-  const errors = Array.isArray(fields) ? fields.filter((f): f is ErrorField => typeof f?.path === 'string' && typeof f?.message === 'string') : [];
+  const errors = errorFieldsOf(fields);
   const card = view.items.find((i) => i.kind === 'approval' && i.deciding === 'confirm');
   if (errors.length === 0 || !card) return null;
   return { ...view, items: replaceItem(view.items, card.id, (a) => (a.kind === 'approval' ? { ...a, fieldErrors: errors } : a)) };

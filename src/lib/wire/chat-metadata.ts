@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { MAX_GRANT_TTL_S } from './decision.ts';
-import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { ERROR_CODES, type ErrorCode, type ErrorField } from './errors.ts';
 
 const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
@@ -43,9 +43,8 @@ export const PolicyStampSchema = z.strictObject({
 export const APPROVAL_REASONS = ['user_confirmed', 'user_denied', 'approval_timeout', 'superseded_by_new_message', 'state_changed'] as const;
 
 /** An effect's preview (issue 27): the effect in words, optional facts, and the hash of the state it read. */
-/** One argument an error is about: its path (`version`, `flags.canary`; '' for the arguments as a whole) and what is wrong. */
-export const ErrorFieldSchema = z.strictObject({ path: z.string(), message: z.string() });
-export type ErrorField = z.infer<typeof ErrorFieldSchema>;
+/** One argument an error is about (errors.ts ErrorField). */
+export const ErrorFieldSchema = z.strictObject({ path: z.string(), message: z.string() }) satisfies z.ZodType<ErrorField>;
 
 export const EffectPreviewSchema = z.strictObject({ summary: z.string(), details: z.record(z.string(), z.unknown()).optional(), state_hash: z.string() });
 

@@ -83,3 +83,18 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 export function toErrorCode(value: unknown): ErrorCode {
   return isErrorCode(value) ? value : 'INTERNAL';
 }
+
+/** One argument an error is about: its path (`version`, `flags.canary`; '' for the arguments as a whole) and what is wrong. */
+export interface ErrorField {
+  path: string;
+  message: string;
+}
+
+/**
+ * The well-formed `{path, message}` entries of `value` (a VALIDATION_ERROR's `details.fields`, or
+ * the `fields` a message or event carries), each with just those two keys; [] for anything else.
+ */
+export function errorFieldsOf(value: unknown): ErrorField[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((f) => (typeof f?.path === 'string' && typeof f?.message === 'string' ? [{ path: f.path, message: f.message }] : []));
+}

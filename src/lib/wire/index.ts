@@ -5,9 +5,9 @@
  * server code nor Svelte (tests/unit/server/architecture.test.ts): the server imports it.
  * @module
  */
-export type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, EffectPreview, GrantOffer, Replaces, ChatMetadata, ErrorField, FileRef, PolicyStamp, WireMessage, WireMetadata } from './chat-metadata.ts';
+export type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, EffectPreview, GrantOffer, Replaces, ChatMetadata, FileRef, PolicyStamp, WireMessage, WireMetadata } from './chat-metadata.ts';
 export { MAX_GRANT_TTL_S, type EditedArguments, type GrantRequest } from './decision.ts';
-export { ERROR_CODES, isErrorCode, toErrorCode, type ErrorCode } from './errors.ts';
+export { ERROR_CODES, errorFieldsOf, isErrorCode, toErrorCode, type ErrorCode, type ErrorField } from './errors.ts';
 export { ChatProjection, chatMessage, type ProjectedEvent } from './projection.ts';
 export { HIT_END, HIT_START, snippetParts, type SnippetPart } from './search-snippet.ts';
 export type { HistoryPage, StoredAnswerMetadata, StoredApprovalMetadata, StoredBranch, StoredMessage, StoredToolMetadata, StoredUserMetadata } from './stored.ts';

@@ -6,8 +6,8 @@
  * (all of it when replayed from the ledger), so nothing doubles. Pure.
  * @module
  */
-import type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, ChatMetadata, EffectPreview, ErrorField, FileRef, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
-import { ERROR_CODES, toErrorCode } from './errors.ts';
+import type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, ChatMetadata, EffectPreview, FileRef, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
+import { ERROR_CODES, toErrorCode, type ErrorField } from './errors.ts';
 
 /**
  * The ledger events the projection reads (CONTRACTS §5), with the fields it uses: the engine's

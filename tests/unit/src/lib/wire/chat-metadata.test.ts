@@ -12,6 +12,7 @@ import { forGradioClients } from '../../../../../server/chat/gradio-view.ts';
 import type { ChatIdentity } from '../../../../../server/chat/identity.ts';
 import type { Engine, LiveEvent } from '../../../../../server/engine/index.ts';
 import { AirlockError } from '../../../../../server/errors.ts';
+import { errorFieldsOf } from '../../../../../src/lib/wire/index.ts';
 import type { EndpointRequest } from '../../../../../server/gradio/index.ts';
 import { ChatMetadataSchema, WireMessageSchema, WireMetadataSchema } from '../../../../../src/lib/wire/chat-metadata.ts';
 import { CONVERSATION, LEDGER_RUN } from './ledger-fixture.ts';
@@ -81,5 +82,16 @@ describe('the /chat metadata schema (src/lib/wire/chat-metadata.ts)', () => {
     // The projection's own metadata has no conversation, and no Gradio keys on a tool step.
     expect(ChatMetadataSchema.safeParse({ type: 'stream_token', token: 'a' }).success).toBe(true);
     expect(ChatMetadataSchema.safeParse({ type: 'tool_end', tool: 'x', output: 1, tool_call_id: 't', duration_ms: 1, title: 'x' }).success).toBe(false);
+  });
+});
+
+describe('errorFieldsOf: the fields an error is about', () => {
+  it('keeps well-formed {path, message} entries, with just those keys; anything else is none', () => {
+    expect(errorFieldsOf([{ path: 'version', message: 'too small', extra: 1 }, { path: 3, message: 'x' }, null, { path: '' , message: 'unknown argument colour' }])).toEqual([
+      { path: 'version', message: 'too small' },
+      { path: '', message: 'unknown argument colour' },
+    ]);
+    expect(errorFieldsOf(undefined)).toEqual([]);
+    expect(errorFieldsOf({ path: 'a', message: 'b' })).toEqual([]);
   });
 });
