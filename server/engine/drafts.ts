@@ -7,7 +7,7 @@ import type { AgentEvent, GrantUse } from '../agent/index.ts';
 import { editOf } from '../approvals/edit.ts';
 import type { ApprovalProgress, OpenedApproval, ResolvedApproval } from '../approvals/steps.ts';
 import type { EventDraft, RunStatus } from './events.ts';
-import type { ErrorField } from '../../src/lib/wire/chat-metadata.ts';
+import type { ErrorField } from '../../src/lib/wire/index.ts';
 
 type ToolResultEvent = Extract<AgentEvent, { type: 'tool_end' | 'tool_error' }>;
 

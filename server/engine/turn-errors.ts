@@ -5,7 +5,7 @@
  */
 import { isDatabaseUnavailable } from '../db/index.ts';
 import { AirlockError, isAirlockError } from '../errors.ts';
-import type { ErrorField } from '../../src/lib/wire/chat-metadata.ts';
+import { errorFieldsOf, type ErrorField } from '../../src/lib/wire/index.ts';
 
 /** Why a run was aborted: Stop by a user, or the process shutting down. */
 export class TurnAbort extends Error {
@@ -24,7 +24,5 @@ export function toTurnError(error: unknown, runId: string): AirlockError {
 
 /** The arguments an error is about (`details.fields` of a VALIDATION_ERROR: an edited confirm's), else none. */
 export function errorFields(error: AirlockError): ErrorField[] {
-  const fields = (error.details as { fields?: unknown } | undefined)?.fields;
-  if (!Array.isArray(fields)) return [];
-  return fields.flatMap((f) => (typeof f?.path === 'string' && typeof f?.message === 'string' ? [{ path: f.path, message: f.message }] : []));
+  return errorFieldsOf((error.details as { fields?: unknown } | undefined)?.fields);
 }
