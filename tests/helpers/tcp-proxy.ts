@@ -4,7 +4,10 @@
  * - `refuse()`: stop listening and cut every open connection (a crashed or stopped server);
  * - `hang()`: accept connections but forward nothing, and cut the open ones (a host that stopped
  *   answering: only timeouts can notice);
- * - `restore()`: forward again on the same port.
+ * - `restore()`: forward again on the same port;
+ * - `trigger(pattern, onMatch)`: the first client bytes that match (a statement's text: PostgreSQL
+ *   sends it in the clear on loopback) are never forwarded; `onMatch` runs instead (a test kills
+ *   the server at the moment it was about to write).
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
@@ -15,11 +18,14 @@ export interface TcpProxy {
   refuse(): Promise<void>;
   hang(): Promise<void>;
   restore(): Promise<void>;
+  /** Arms the trigger; resolves once it fired. */
+  trigger(pattern: RegExp, onMatch: () => void): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: 'forward' | 'hang' = 'forward';
+  let armed: { pattern: RegExp; fire: () => void } | null = null;
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -31,7 +37,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (mode === 'hang') return; // accepted, never answered
     const upstream = createConnection(target);
     track(upstream);
-    client.pipe(upstream);
+    client.on('data', (chunk: Buffer) => {
+      if (armed?.pattern.test(chunk.toString('latin1'))) {
+        const { fire } = armed;
+        armed = null;
+        client.pause(); // this chunk, and whatever follows it on this connection, goes nowhere
+        fire();
+        return;
+      }
+      upstream.write(chunk);
+    });
     upstream.pipe(client);
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
@@ -69,6 +84,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       mode = 'hang';
       cut();
       if (!server.listening) await listen(port);
+    },
+    trigger(pattern, onMatch) {
+      return new Promise<void>((resolve) => {
+        armed = {
+          pattern,
+          fire: () => {
+            onMatch();
+            resolve();
+          },
+        };
+      });
     },
     async restore() {
       mode = 'forward';
