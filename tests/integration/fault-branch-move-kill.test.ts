@@ -126,10 +126,13 @@ describe('kill -9 between recording a branch move and the first checkpoint of it
     const shown = await history(second.url);
     expect(shown.active_branch).toBe(0);
     const words = shown.items.filter((m) => m.role === 'user').map((m) => m.content);
-    expect(words).toEqual(['hello one', 'hello two', 'thanks', 'and now?']);
+    // "thanks" is in history when its commit beat the checkpoint write the kill stopped (they run
+    // side by side); its submit was never answered either way. Branch 1's edit is never shown.
+    const kept = words.includes('thanks');
+    expect(words.filter((w) => w !== 'thanks')).toEqual(['hello one', 'hello two', 'and now?']);
     table.record({
       fault: 'kill -9 after a branch move, before its first checkpoint',
-      outcome: `next turn on the branch shown (${humans.join(' / ')}), process restarted`,
+      outcome: `next turn on the branch shown (${humans.join(' / ')}); the killed message ${kept ? 'kept in history' : 'never committed (its submit failed)'}; process restarted`,
       lost: 0,
     });
   }, 120_000);
