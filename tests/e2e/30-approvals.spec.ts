@@ -102,12 +102,23 @@ test.describe('approvals', () => {
     await connected(page);
     // The composer has focus on a wide screen: no mouse from here on.
     await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toBeFocused();
+    // History pages come late (a loaded server): the one read when the run pauses, which gives the
+    // shown items their stored ids, lands after the keyboard has moved on inside the card.
+    await page.route('**/api/assistant/history?*', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await route.continue();
+    });
     await page.keyboard.type('Deploy search-api 1.9.0 to staging');
     await page.keyboard.press('Enter');
     const card = page.getByTestId('confirm-card');
     await expect(card).toBeFocused({ timeout: 20_000 });
     await page.keyboard.press('Tab');
     await expect(card.getByRole('button', { name: 'Confirm' })).toBeFocused();
+    // The message learns its stored id once that page arrives (its Edit appears): the card,
+    // updated then, keeps the focus where the keyboard took it.
+    await expect(page.getByRole('button', { name: 'Edit', exact: true })).toBeVisible({ timeout: 20_000 });
+    await expect(card.getByRole('button', { name: 'Confirm' })).toBeFocused();
+    await page.unroute('**/api/assistant/history?*');
     await shot(page, '10-keyboard-focus');
     await page.keyboard.press('Enter');
     await expect(card).toHaveAttribute('data-status', 'confirmed', { timeout: 20_000 });
@@ -120,6 +131,8 @@ test.describe('approvals', () => {
     await expect(second).toBeFocused({ timeout: 20_000 });
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
+    await expect(second.getByRole('button', { name: 'Deny' })).toBeFocused();
+    await expect(page.getByRole('button', { name: 'Edit', exact: true })).toHaveCount(2, { timeout: 20_000 });
     await expect(second.getByRole('button', { name: 'Deny' })).toBeFocused();
     await page.keyboard.press('Enter');
     await expect(second).toHaveAttribute('data-status', 'denied', { timeout: 20_000 });
