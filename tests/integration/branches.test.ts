@@ -7,9 +7,7 @@
  * puts the thread back on the branch it shows.
  */
 import type { Client } from '@gradio/client';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { BaseMessage } from '@langchain/core/messages';
-import { createAgent, fakeModel } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOfflineModelServer } from '../../server/agent/offline-model/server.ts';
 import { collect, connectChat, login, type WireMessage } from '../helpers/chat-client.ts';
@@ -17,24 +15,25 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
 import { readFrames } from '../helpers/sse.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { threadReader, type ThreadReader } from '../helpers/thread-reader.ts';
 
 let db: TestDatabase;
 let server: TestServer;
-let saver: PostgresSaver;
+let reader: ThreadReader;
 let admin: Client;
 let token: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   server = await startTestServer({ db });
-  saver = PostgresSaver.fromConnString(db.url, { schema: db.schema });
+  reader = threadReader(db);
   token = await login(server.url, 'admin');
   admin = await connectChat(server.url, token);
 });
 
 afterAll(async () => {
   admin?.close();
-  await saver?.end();
+  await reader?.close();
   await server?.close();
   await db?.drop();
 });
@@ -79,16 +78,6 @@ async function agUiSnapshot(id: string): Promise<{ messages: Array<{ role: strin
   expect(response.status).toBe(200);
   const frames = await readFrames(response);
   return frames.find((f) => f.data?.type === 'MESSAGES_SNAPSHOT')!.data;
-}
-/**
- * The thread's messages as LangGraph rebuilds them (messages is a delta channel: a raw checkpoint
- * row holds only part of it), read through an agent graph of the same state over the same saver.
- */
-async function threadMessages(id: string): Promise<BaseMessage[]> {
-  const reader = createAgent({ model: fakeModel(), tools: [], checkpointer: saver });
-  const newest = (await db.pool.query(`SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''`, [id])).rows[0].id;
-  const state = await reader.graph.getState({ configurable: { thread_id: id, checkpoint_id: newest } });
-  return ((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
 }
 const kinds = (messages: BaseMessage[]) => messages.map((m) => m.getType());
 
@@ -142,7 +131,7 @@ describe('branches (issue 29)', () => {
     expect((await db.pool.query('SELECT status FROM approvals WHERE id = $1', [approvalId])).rows[0].status).toBe('approved');
 
     // The thread: one human message (the fork replaced what came after it) and a new pending call.
-    const thread = await threadMessages(id);
+    const thread = await reader.messages(id);
     expect(kinds(thread).filter((k) => k === 'human')).toHaveLength(1);
     expect(thread.filter((m) => m.getType() === 'tool')).toHaveLength(0);
 
@@ -166,7 +155,7 @@ describe('branches (issue 29)', () => {
     expect(await deployments('payments-api', '8.2.0')).toBe(1);
 
     // The fork's thread: the deploy's call and result, then the edited message (not "hello there").
-    const thread = await threadMessages(id);
+    const thread = await reader.messages(id);
     const humans = thread.filter((m) => m.getType() === 'human').map((m) => String(m.content));
     expect(humans).toHaveLength(2);
     expect(humans[1]).toContain('health of payments-api');
@@ -202,14 +191,14 @@ describe('branches (issue 29)', () => {
     await db.pool.query('UPDATE conversations SET thread_branch = 0 WHERE id = $1', [id]);
     const more = await send('thanks', id);
     expect(more.status).toBe('complete');
-    const resumed = (await threadMessages(id)).filter((m) => m.getType() === 'human').map((m) => String(m.content));
+    const resumed = await reader.humans(id);
     expect(resumed).toEqual(['deploy payments-api 8.2.0 to staging', 'hello there', 'thanks']);
     expect(await deployments('payments-api', '8.2.0')).toBe(1);
 
     // And to branch 1 again: its thread comes back (the edited message, then the new one).
     expect((await switchTo(id, 1)).status).toBe(200);
     await send('and now?', id);
-    const fork = (await threadMessages(id)).filter((m) => m.getType() === 'human').map((m) => String(m.content));
+    const fork = await reader.humans(id);
     expect(fork).toEqual(['deploy payments-api 8.2.0 to staging', "what's the health of payments-api", 'and now?']);
   });
 
@@ -239,7 +228,7 @@ describe('branches (issue 29)', () => {
     expect((await switchTo(id, 0)).status).toBe(200);
     // No turn in between: the thread still stands on branch 1 (m1, m2b).
     await send('m3b', id, 'edit', m3.id);
-    const humans = (await threadMessages(id)).filter((m) => m.getType() === 'human').map((m) => String(m.content));
+    const humans = await reader.humans(id);
     expect(humans).toEqual(['m1', 'm2', 'm3b']);
     expect((await history(id)).items.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['m1', 'm2', 'm3b']);
   });

@@ -12,15 +12,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type { BaseMessage } from '@langchain/core/messages';
-import { createAgent, fakeModel } from 'langchain';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { threadReader, type ThreadReader } from '../helpers/thread-reader.ts';
 
 const table = createFaultTable('branch-move-kill');
 /** A checkpoint write of the saver (its blobs or its row): the run's first, once the move is recorded. */
@@ -29,7 +27,7 @@ const CHECKPOINT_WRITE = /INSERT INTO \S*checkpoint(s|_blobs) \(thread_id/;
 let db: TestDatabase;
 let proxy: TcpProxy;
 let dataDir: string;
-let saver: PostgresSaver;
+let reader: ThreadReader;
 const started: MainProcess[] = [];
 
 beforeAll(async () => {
@@ -37,7 +35,7 @@ beforeAll(async () => {
   const target = new URL(inject('databaseUrl'));
   proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   dataDir = await mkdtemp(join(tmpdir(), 'airlock-branch-kill-'));
-  saver = PostgresSaver.fromConnString(db.url, { schema: db.schema });
+  reader = threadReader(db);
 });
 
 afterAll(async () => {
@@ -46,7 +44,7 @@ afterAll(async () => {
     p.child.kill('SIGKILL');
     await p.exited;
   }
-  await saver?.end();
+  await reader?.close();
   await proxy?.close();
   await db?.drop();
   await rm(dataDir, { recursive: true, force: true });
@@ -56,14 +54,6 @@ async function start(): Promise<MainProcess> {
   const main = await startMain([], { DATABASE_URL: proxy.urlFor(db.url), DATA_DIR: dataDir, SERVICE_CLIENT_SECRET: 'branch-kill-secret-0123456789', LEASE_TTL_S: '2' });
   started.push(main);
   return main;
-}
-
-/** The humans' words in the thread as LangGraph rebuilds them at its newest checkpoint. */
-async function threadHumans(id: string): Promise<string[]> {
-  const reader = createAgent({ model: fakeModel(), tools: [], checkpointer: saver });
-  const newest = (await db.pool.query(`SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''`, [id])).rows[0].id;
-  const state = await reader.graph.getState({ configurable: { thread_id: id, checkpoint_id: newest } });
-  return (((state.values as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[]).filter((m) => m.getType() === 'human').map((m) => String(m.content));
 }
 
 /** Until no run of the conversation is running (the restarted process finished the dead one). */
@@ -100,7 +90,7 @@ describe('kill -9 between recording a branch move and the first checkpoint of it
     });
     expect(switched.status).toBe(200);
     // The thread still stands on branch 1 (hello 2b); the conversation shows branch 0 (hello two).
-    expect(await threadHumans(id)).toEqual(['hello one', 'hello 2b']);
+    expect(await reader.humans(id)).toEqual(['hello one', 'hello 2b']);
 
     const killed = proxy.trigger(CHECKPOINT_WRITE, () => first.child.kill('SIGKILL'));
     const dying = send('thanks', id).catch((error: unknown) => error);
@@ -111,7 +101,7 @@ describe('kill -9 between recording a branch move and the first checkpoint of it
     const moved = (await db.pool.query('SELECT thread_branch, active_branch FROM conversations WHERE id = $1', [id])).rows[0];
     // The moment: the move is recorded, and the thread's newest checkpoint is still branch 1's.
     expect(moved).toEqual({ thread_branch: 0, active_branch: 0 });
-    expect(await threadHumans(id)).toEqual(['hello one', 'hello 2b']);
+    expect(await reader.humans(id)).toEqual(['hello one', 'hello 2b']);
 
     const second = await start();
     await untilSettled(id);
@@ -119,7 +109,7 @@ describe('kill -9 between recording a branch move and the first checkpoint of it
     const after = await collect(again.submit('/chat', { message: { text: 'and now?', files: [] }, conversation_id: id, action: '', message_id: '' }));
     again.close();
     expect(after.status).toBe('complete');
-    const humans = await threadHumans(id);
+    const humans = await reader.humans(id);
     // Branch 0's words, then the new message: "thanks" never reached the thread (the kill came
     // before its first checkpoint) and branch 1's edit is not in it.
     expect(humans).toEqual(['hello one', 'hello two', 'and now?']);
