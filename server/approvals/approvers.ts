@@ -1,7 +1,7 @@
 /**
  * Who may see and decide an approval, and when its decisions end it (issue 26, M-of-N). Pure:
- * the decision step (steps.ts) applies it under the approval's row lock, and the decision service
- * (decisions.ts) asks it first for a clear 404 or 403.
+ * the decision step (decide.ts) applies it under the approval's row lock, and the decision service
+ * (service.ts) asks it first for a clear 404 or 403.
  *
  * - Terms come from the policy rule that paused the call (`approvals: {count, roles?, users?,
  *   distinct_from_requester?}`). No roles and no users: the default approvers, the requester and

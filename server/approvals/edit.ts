@@ -1,6 +1,6 @@
 /**
  * Edit, then approve (issue 27 item 1): an approver changes a paused call's arguments as they
- * approve it. Applied by the decision step (steps.ts countDecision) under the approval's row lock,
+ * approve it. Applied by the decision step (decide.ts countDecision) under the approval's row lock,
  * before the approver's decision is counted:
  *
  *   arguments checked against the tool's input schema      -> VALIDATION_ERROR with field errors

@@ -4,7 +4,7 @@
  * opened (its `grant_offer`: the longest grant, at most 8 h, and the default match), so a grant is
  * checked against the policy as the approver saw it. One pure check (`grantRefusal`) serves v1's
  * early answer and the decision step; the grant itself is made in the decision's transaction
- * (steps.ts writeTerminalDecision), so it exists exactly when the approval is approved.
+ * (decide.ts writeTerminalDecision), so it exists exactly when the approval is approved.
  * @module
  */
 import type { GrantRequest } from '../../src/lib/wire/index.ts';

@@ -15,7 +15,7 @@ import { getUserById, keyStoreFor, signUserToken, type KeyCipher } from '../auth
 import type { Pool } from '../db/index.ts';
 import { isAirlockError } from '../errors.ts';
 import { retryWhileBusy, type SubmitDecisionTurn } from './decision-turn.ts';
-import { owedResume, threadsOwedResume } from './steps.ts';
+import { owedResume, threadsOwedResume } from './decide.ts';
 
 /** Lifetime of the token a recovered resume acts with: long enough for one turn's tools. */
 const RECOVERY_TOKEN_TTL_S = 300;

@@ -5,7 +5,7 @@
  */
 import type { AgentEvent, GrantUse } from '../agent/index.ts';
 import { editOf } from '../approvals/edit.ts';
-import type { ApprovalProgress, OpenedApproval, ResolvedApproval } from '../approvals/steps.ts';
+import type { ApprovalProgress, OpenedApproval, ResolvedApproval } from '../approvals/decide.ts';
 import type { EventDraft, RunStatus } from './events.ts';
 import type { ErrorField } from '../../src/lib/wire/index.ts';
 

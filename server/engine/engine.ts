@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AgentRuntime, TitleModel } from '../agent/index.ts';
-import { precheckDecision } from '../approvals/steps.ts';
+import { precheckDecision } from '../approvals/decide.ts';
 import type { Pool } from '../db/index.ts';
 import { findQueuedInput, type QueuedInput } from '../db/queued-inputs.ts';
 import { findRunByRequest, type Run } from '../db/runs.ts';

@@ -8,7 +8,7 @@
  *   follow -> the local hub (missed + live) | the ledger until run.finished
  * @module
  */
-import type { ResolvedApproval } from '../approvals/steps.ts';
+import type { ResolvedApproval } from '../approvals/decide.ts';
 import type { Pool } from '../db/index.ts';
 import { renewRunLease, type Run } from '../db/runs.ts';
 import type { AirlockError } from '../errors.ts';

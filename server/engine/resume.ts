@@ -1,12 +1,12 @@
 /**
- * Resuming a paused thread with the decisions it is owed (approvals/steps.ts works them out): the
+ * Resuming a paused thread with the decisions it is owed (approvals/decide.ts works them out): the
  * decisions count as consumed once the graph is past the pause; a confirmed action runs before a
  * new message, never dropped.
  * @module
  */
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
 import type { ToolPolicy } from '../agent/run-tool-allowlist.ts';
-import type { OwedResume } from '../approvals/steps.ts';
+import type { OwedResume } from '../approvals/decide.ts';
 import { listPendingApprovals, markResumed } from '../db/approvals.ts';
 import type { Pool } from '../db/index.ts';
 import type { Span } from '../telemetry/index.ts';

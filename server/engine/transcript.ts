@@ -8,7 +8,7 @@
  * the text in memory for the next write.
  * @module
  */
-import type { ApprovalProgress, OpenedApproval } from '../approvals/steps.ts';
+import type { ApprovalProgress, OpenedApproval } from '../approvals/decide.ts';
 import type { ApprovalReason } from '../approvals/rules.ts';
 import { isDatabaseUnavailable, type Queryable } from '../db/index.ts';
 import { appendMessage, patchNewestByMetadata, updateMessage } from '../db/messages.ts';

@@ -9,7 +9,7 @@
  */
 import type { AgentEvent } from '../agent/index.ts';
 import { addTiming } from '../timing/index.ts';
-import { openApprovals } from '../approvals/steps.ts';
+import { openApprovals } from '../approvals/decide.ts';
 import { answerDraft, approvalRequestedDraft, replacedApprovalDrafts, toolCallDraft, toolResultDraft } from './drafts.ts';
 import type { LiveEvent } from './events.ts';
 import type { ToolStartEvent, TurnScope } from './turn-scope.ts';

@@ -5,7 +5,7 @@
  * @module
  */
 import type { AgentEvent, AgentRuntime } from '../agent/index.ts';
-import type { ResolvedApproval } from '../approvals/steps.ts';
+import type { ResolvedApproval } from '../approvals/decide.ts';
 import type { PrepareChatAttachments } from './attachments.ts';
 import type { ConversationLease } from './lease.ts';
 import type { Approval } from '../db/approvals.ts';

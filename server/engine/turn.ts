@@ -6,7 +6,7 @@
  *   approvals decided?  -> approval.resolved…      (same transaction as the atomic transition)   decidePending
  *   a confirm leaving others pending -> run.finished(paused)                                        startAgent
  *   new message?        -> user.message            (same transaction as the history row)          takeMessage
- *   owed resume (approvals/steps.ts) -> the confirmed action runs first, then the message
+ *   owed resume (approvals/decide.ts) -> the confirmed action runs first, then the message
  *   retry (TurnInput.retryOf) -> no message: the thread goes on from its checkpoint
  *   agent tokens        -> partial… (never written per token)                                    turn-relay.ts
  *   tool call / result  -> [assistant.message] tool.call / tool.result
@@ -20,7 +20,7 @@ import type { AgentEvent } from '../agent/index.ts';
 import { markTurnStart } from '../timing/index.ts';
 import { recordApprovalWait } from '../telemetry/spans.ts';
 import type { ApprovalEdit } from '../approvals/edit.ts';
-import { decidedAfter, decideApprovals, owedResume, type ApprovalProgress, type OwedResume, type ResolvedApproval } from '../approvals/steps.ts';
+import { decidedAfter, decideApprovals, owedResume, type ApprovalProgress, type OwedResume, type ResolvedApproval } from '../approvals/decide.ts';
 import { attachFiles, FILES_ONLY } from './attachments.ts';
 import { findApproval, listUnresumedApprovals, markResumed } from '../db/approvals.ts';
 import { isUuid } from '../db/conversations.ts';

@@ -6,7 +6,7 @@
  * {approve|deny}` as the signed-in approver. At that moment everything is checked again: the token
  * is known, unused and unexpired, the caller is its approver, the approval is still pending with
  * the same action hash, the approver still allowed (approvers.ts); the token is consumed in the
- * decision's own transaction (steps.ts), so a second use decides nothing. Answers carry
+ * decision's own transaction (decide.ts), so a second use decides nothing. Answers carry
  * `Referrer-Policy: no-referrer`.
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * Approvals (seed 000 "Headless Approval Round Trip"): list, read, approve, deny with {reason}, and
  * the signed receipt of a decided one (issue 28).
- * Deciding resumes the paused run with no client attached (approvals/decisions.ts).
+ * Deciding resumes the paused run with no client attached (approvals/service.ts).
  * @module
  */
 import type { FastifyPluginAsync } from 'fastify';

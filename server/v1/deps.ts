@@ -1,6 +1,6 @@
 /** What the v1 route modules share (index.ts builds it): a leaf, so routes never import index.ts. */
 import type { Pool } from '../db/index.ts';
-import type { createApprovalService } from '../approvals/decisions.ts';
+import type { createApprovalService } from '../approvals/service.ts';
 import type { JobQueue } from './job-queue.ts';
 import type { RunService } from './run-service.ts';
 import type { PolicyDecision, PolicySubject } from '../policy/index.ts';

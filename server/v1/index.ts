@@ -17,7 +17,7 @@ import type { Engine, Ledger } from '../engine/index.ts';
 import type { AgentRuntime } from '../agent/index.ts';
 import { AirlockError } from '../errors.ts';
 import { createUserAdmission } from '../http/index.ts';
-import { createApprovalService, type ApprovalServiceDeps } from '../approvals/decisions.ts';
+import { createApprovalService, type ApprovalServiceDeps } from '../approvals/service.ts';
 import type { V1Deps } from './deps.ts';
 import { approvalRoutes } from './approvals-routes.ts';
 import { grantRoutes } from './grants-routes.ts';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { passkeyChallenge, passkeyProofIssue, type PasskeyProof } from '../../../../server/audit/passkey.ts';
 import { jwkOf, relyingParty } from '../../../../server/approvals/passkeys.ts';
-import { stepUpProof } from '../../../../server/approvals/steps.ts';
+import { stepUpProof } from '../../../../server/approvals/decide.ts';
 import { SoftAuthenticator } from '../../../helpers/soft-authenticator.ts';
 
 const HASH = 'a'.repeat(64);

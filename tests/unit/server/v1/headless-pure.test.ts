@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runAllowsTool, runToolRefusal } from '../../../../server/agent/run-tool-allowlist.ts';
 import { durableEvents, liveNumbering, ledgerBody, liveBody, pageEvents } from '../../../../server/v1/agent-events.ts';
 import { mergeTokens } from '../../../../server/v1/completions.ts';
-import { canDecide } from '../../../../server/approvals/decisions.ts';
+import { canDecide } from '../../../../server/approvals/service.ts';
 import { assertUserKey, canSee, userKeyOf, type V1Caller } from '../../../../server/v1/identity.ts';
 import { jobSchemaFor } from '../../../../server/v1/job-queue.ts';
 import { RUN_STATUSES, runStatus, statusPairs } from '../../../../server/v1/run-status.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decidedAfter, type ResolvedApproval } from '../../../../server/approvals/steps.ts';
+import { decidedAfter, type ResolvedApproval } from '../../../../server/approvals/decide.ts';
 import type { Approval } from '../../../../server/db/approvals.ts';
 
 const row = (id: string, status: Approval['status']): Approval => ({
