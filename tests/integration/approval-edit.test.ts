@@ -27,7 +27,7 @@ import { hashPassword } from '../../server/auth/index.ts';
 import { collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { v1, waitForRun } from './headless-support.ts';
+import { v1, waitForRun } from './v1-support.ts';
 import { EDIT_POLICY } from '../helpers/approval-policy.ts';
 
 

@@ -16,7 +16,7 @@ import { mintApprovalLink, mintLinksForApproval } from '../../server/db/approval
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
-import { v1, waitForRun } from './headless-support.ts';
+import { v1, waitForRun } from './v1-support.ts';
 
 const SECRET = 'links-secret-0123456789abcdef';
 let db: TestDatabase;

@@ -17,7 +17,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { airlockCli } from '../helpers/airlock-cli.ts';
-import { pausedDeploy, v1, waitForRun } from './headless-support.ts';
+import { pausedDeploy, v1, waitForRun } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;

@@ -21,7 +21,7 @@ import { login } from '../helpers/chat-client.ts';
 import { freePort } from '../helpers/nginx.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
-import { eventually, v1, waitForRun } from './headless-support.ts';
+import { eventually, v1, waitForRun } from './v1-support.ts';
 
 const SECRET = 'delivery-secret-0123456789abcdef';
 const HOOK_SECRET = 'receiver-secret-0123456789';

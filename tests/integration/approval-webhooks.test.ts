@@ -18,7 +18,7 @@ import { verifyWebhook } from '../../server/v1/webhooks/sign.ts';
 import { login, serviceToken } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
-import { eventually, v1, waitForRun } from './headless-support.ts';
+import { eventually, v1, waitForRun } from './v1-support.ts';
 
 const SECRET = 'webhooks-secret-0123456789abcdef';
 const JSON_SECRET = 'json-receiver-secret-0123';

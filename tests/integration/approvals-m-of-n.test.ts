@@ -19,7 +19,7 @@ import { hashPassword } from '../../server/auth/index.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
-import { parseSseBlock, v1, waitForRun } from './headless-support.ts';
+import { parseSseBlock, v1, waitForRun } from './v1-support.ts';
 
 
 const SECRET = 'm-of-n-secret-0123456789abcdef';

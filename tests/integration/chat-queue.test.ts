@@ -14,7 +14,7 @@ import { chat, collect, connectChat, login, type Turn, type WireMessage } from '
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startModelGate, type ModelGate } from '../helpers/model-gate.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { streamCompletion, v1 } from './headless-support.ts';
+import { streamCompletion, v1 } from './v1-support.ts';
 
 let db: TestDatabase;
 let gate: ModelGate;

@@ -20,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
 import { startRecordingMcp, type RecordingMcp } from '../helpers/recording-mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { v1 } from './headless-support.ts';
+import { v1 } from './v1-support.ts';
 
 /** What the fake model streams when the user's message asks for it. */
 const NUL_TRIGGER = 'answer with a nul';

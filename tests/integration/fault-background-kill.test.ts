@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
-import { v1, waitForRun } from './headless-support.ts';
+import { v1, waitForRun } from './v1-support.ts';
 
 const table = createFaultTable('background-kill');
 const VERSION = '9.3.1';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { startCluster, type Cluster } from '../helpers/cluster.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { v1, waitForRun } from './headless-support.ts';
+import { v1, waitForRun } from './v1-support.ts';
 
 let db: TestDatabase;
 let cluster: Cluster;

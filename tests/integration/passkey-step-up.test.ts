@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.ts';
 import { airlockCli } from '../helpers/airlock-cli.ts';
-import { pausedDeploy, v1, waitForRun } from './headless-support.ts';
+import { pausedDeploy, v1, waitForRun } from './v1-support.ts';
 
 const POLICY = `tool_rules:
   deploy_service:

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { streamCompletion, v1 } from './headless-support.ts';
+import { streamCompletion, v1 } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;

@@ -14,7 +14,7 @@ import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { readRawStream, sleep } from './gradio-server.ts';
-import { v1 } from './headless-support.ts';
+import { v1 } from './v1-support.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
 const G = '/api/agent/gradio';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
-import { v1, waitForRun } from './headless-support.ts';
+import { v1, waitForRun } from './v1-support.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
 let db: TestDatabase;

@@ -6,8 +6,8 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNow } from '../../../server/http/index.ts';
-import { SseWriter } from '../../../server/gradio/sse-writer.ts';
+import { writeNow } from '../../../../server/http/index.ts';
+import { SseWriter } from '../../../../server/gradio/sse-writer.ts';
 
 type Write = (res: ServerResponse, frame: string) => void;
 

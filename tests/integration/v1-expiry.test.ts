@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, v1, waitForRun } from './headless-support.ts';
+import { eventually, v1, waitForRun } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;

@@ -18,7 +18,7 @@ test.describe('MCP tools', () => {
     await expect(page.getByTestId('confirm-card')).toHaveCount(0);
     await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
     await expect(page.getByTestId('answer').last()).toContainText('the door opens inward');
-    await shot(page, '35-mcp-tool-card');
+    await shot(page, '36-mcp-tool-card');
   });
 
   test('writing a file asks first, naming the server; Confirm writes it', async ({ page, state }) => {

@@ -14,7 +14,7 @@ import { respond, type ChatMessageIn } from '../../server/agent/offline-model/re
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { v1 } from './headless-support.ts';
+import { v1 } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ago, assertStateUnchanged, deployPreview, maintenancePreview } from '../../../../server/api/tools/preview.ts';
-import type { DeployState } from '../../../../server/db/effect-state.ts';
+import { ago, assertStateUnchanged, deployPreview, maintenancePreview } from '../../../../../server/api/tools/preview.ts';
+import type { DeployState } from '../../../../../server/db/effect-state.ts';
 
 const now = new Date('2026-12-05T12:00:00Z');
 const state: DeployState = {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { serviceToken, streamCompletion, v1 } from './headless-support.ts';
+import { serviceToken, streamCompletion, v1 } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -75,7 +75,7 @@ describe('identity', () => {
       expect(reply.body.error.code).toBe('VALIDATION_ERROR');
     }
     // Issue 24: session_id is opaque; an unknown UUID starts the caller's conversation with that id
-    // (only another user's conversation is 404: headless-seed000.test.ts).
+    // (only another user's conversation is 404: v1-seed000.test.ts).
     const unknownSession = await v1(server.url, '/chat/completions', { token: viewer, body: ask('hello', { session_id: '00000000-0000-4000-8000-000000000000' }) });
     expect(unknownSession.status).toBe(200);
     expect(unknownSession.body.session_id).toBe('00000000-0000-4000-8000-000000000000');

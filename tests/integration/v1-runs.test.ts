@@ -10,7 +10,7 @@ import { hashPassword } from '../../server/auth/index.ts';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, streamCompletion, v1, waitForRun } from './headless-support.ts';
+import { eventually, streamCompletion, v1, waitForRun } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;

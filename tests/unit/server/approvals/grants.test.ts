@@ -1,8 +1,8 @@
 /** Grants' pure parts (issue 27 item 2): which rules may be granted and for how long, and what a match matches. */
 import { describe, expect, it } from 'vitest';
-import { grantMatches } from '../../../server/db/grants.ts';
-import { grantLimitS, grantOffer, MAX_GRANT_S } from '../../../server/policy/index.ts';
-import { directGrantRefusal, grantRefusal } from '../../../server/approvals/grants.ts';
+import { grantMatches } from '../../../../server/db/grants.ts';
+import { grantLimitS, grantOffer, MAX_GRANT_S } from '../../../../server/policy/index.ts';
+import { directGrantRefusal, grantRefusal } from '../../../../server/approvals/grants.ts';
 
 describe('grantLimitS', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeFor } from '../../../../server/api/tools/hooks.ts';
+import { outcomeFor } from '../../../../../server/api/tools/hooks.ts';
 
 describe('outcomeFor (audit outcome of a status)', () => {
   it.each([

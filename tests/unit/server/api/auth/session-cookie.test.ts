@@ -1,7 +1,7 @@
 /** The Origin check of the refresh cookie, from a table, and the refresh-token shape. */
 import { describe, expect, it } from 'vitest';
-import { originAllowed } from '../../../../server/api/auth/session-cookie.ts';
-import { parseRefreshToken } from '../../../../server/auth/refresh.ts';
+import { originAllowed } from '../../../../../server/api/auth/session-cookie.ts';
+import { parseRefreshToken } from '../../../../../server/auth/refresh.ts';
 
 describe('originAllowed', () => {
   const ours = 'https://chat.example.com';

@@ -9,7 +9,7 @@ import { hashPassword } from '../../server/auth/index.ts';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { v1, waitForRun } from './headless-support.ts';
+import { v1, waitForRun } from './v1-support.ts';
 
 const DECIDERS = ['racer-1', 'racer-2', 'racer-3', 'racer-4', 'racer-5'];
 

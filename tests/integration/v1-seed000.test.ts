@@ -16,7 +16,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { parseSseBlock, serviceToken, v1, type V1Frame } from './headless-support.ts';
+import { parseSseBlock, serviceToken, v1, type V1Frame } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
