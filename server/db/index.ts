@@ -5,5 +5,5 @@ export { runMigrations, loadMigrations } from './migrate.ts';
 export { isDatabaseUnavailable } from './unavailable.ts';
 export { rememberSessionConversation, sessionConversation, SESSION_IDLE_MS } from './gradio-sessions.ts';
 export type { Migration } from './migrate.ts';
-export { startEmbeddedPostgres, freePort } from './embedded.ts';
-export type { EmbeddedDatabase } from './embedded.ts';
+export { startEmbeddedPostgres, freePort } from './embedded/index.ts';
+export type { EmbeddedDatabase } from './embedded/index.ts';

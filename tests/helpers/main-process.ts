@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAlive } from '../../server/db/embedded-server.ts';
+import { isAlive } from '../../server/db/embedded/server.ts';
 
 export interface MainProcess {
   child: ChildProcess;

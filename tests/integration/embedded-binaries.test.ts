@@ -8,8 +8,8 @@ import { chmod, cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { binariesIn } from '../../server/db/embedded-binaries.ts';
-import { isRoot, serverCanEnter, serverUser } from '../../server/db/embedded-user.ts';
+import { binariesIn } from '../../server/db/embedded/binaries.ts';
+import { isRoot, serverCanEnter, serverUser } from '../../server/db/embedded/user.ts';
 
 const linuxX64 = `${process.platform}-${process.arch}` === 'linux-x64';
 

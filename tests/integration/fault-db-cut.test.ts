@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { APP_ROLE, connectionUrl, readCredentials, socketFits } from '../../server/db/embedded-layout.ts';
+import { APP_ROLE, connectionUrl, readCredentials, socketFits } from '../../server/db/embedded/layout.ts';
 import { chat, collect, connectChat, login, type Turn } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';

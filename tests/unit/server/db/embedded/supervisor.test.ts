@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { superviseServer } from '../../../../server/db/embedded-supervisor.ts';
+import { superviseServer } from '../../../../../server/db/embedded/supervisor.ts';
 
 const deadPid = () => spawnSync('true').pid; // exited and reaped: nobody has this pid now
 const until = async (check: () => boolean, ms = 5_000) => {

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimDataDir, DataDirInUseError } from '../../../../server/db/embedded-lock.ts';
+import { claimDataDir, DataDirInUseError } from '../../../../../server/db/embedded/lock.ts';
 
 let dir: string;
 beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'airlock-lock-'))));

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAlive } from './embedded-server.ts';
+import { isAlive } from './server.ts';
 
 interface Owner {
   pid: number;

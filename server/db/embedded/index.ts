@@ -12,18 +12,18 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { findBinaries } from './embedded-binaries.ts';
+import { findBinaries } from './binaries.ts';
 import {
   APP_ROLE, connectionUrl, type Credentials, LEGACY, pgdataOf, randomSecret, readCredentials, runDirOf,
   SHARED_CLUSTER_ROOT, SOCKET_PORT, socketFits, SUPERUSER, writeCredentials,
-} from './embedded-layout.ts';
-import { claimDataDir } from './embedded-lock.ts';
-import { prepareRoles } from './embedded-roles.ts';
-import { superviseServer } from './embedded-supervisor.ts';
-import { configure, initCluster, postmasterPid, startServer, startWatchdog, stopServer, type ServerContext } from './embedded-server.ts';
-import { isRoot, mkdirForServer, serverCanEnter, serverUser } from './embedded-user.ts';
+} from './layout.ts';
+import { claimDataDir } from './lock.ts';
+import { prepareRoles } from './roles.ts';
+import { superviseServer } from './supervisor.ts';
+import { configure, initCluster, postmasterPid, startServer, startWatchdog, stopServer, type ServerContext } from './server.ts';
+import { isRoot, mkdirForServer, serverCanEnter, serverUser } from './user.ts';
 
-export { DataDirInUseError } from './embedded-lock.ts';
+export { DataDirInUseError } from './lock.ts';
 
 export interface EmbeddedDatabase {
   /** The application role's URL (not a superuser). */

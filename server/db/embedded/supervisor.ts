@@ -5,7 +5,7 @@
  * after a kill -9 the old backends need a moment to notice and release shared memory.
  * @module
  */
-import { isAlive } from './embedded-server.ts';
+import { isAlive } from './server.ts';
 
 export interface SupervisorOptions {
   /** The running postmaster's pid. */

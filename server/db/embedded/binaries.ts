@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { SHARED_CLUSTER_ROOT } from './embedded-layout.ts';
-import { serverCanEnter, type ServerUser } from './embedded-user.ts';
+import { SHARED_CLUSTER_ROOT } from './layout.ts';
+import { serverCanEnter, type ServerUser } from './user.ts';
 
 const run = promisify(execFile);
 

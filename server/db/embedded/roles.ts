@@ -6,7 +6,7 @@
  * @module
  */
 import pg from 'pg';
-import { APP_ROLE, type Credentials } from './embedded-layout.ts';
+import { APP_ROLE, type Credentials } from './layout.ts';
 
 type Client = pg.Client;
 

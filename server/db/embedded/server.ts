@@ -9,9 +9,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, chown, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Binaries } from './embedded-binaries.ts';
-import { pgdataOf, runDirOf } from './embedded-layout.ts';
-import { mkdirForServer, type ServerUser } from './embedded-user.ts';
+import type { Binaries } from './binaries.ts';
+import { pgdataOf, runDirOf } from './layout.ts';
+import { mkdirForServer, type ServerUser } from './user.ts';
 
 const run = promisify(execFile);
 

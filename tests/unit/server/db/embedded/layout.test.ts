@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionUrl, MAX_SOCKET_PATH_BYTES, socketFits, socketPathOf } from '../../../../server/db/embedded-layout.ts';
+import { connectionUrl, MAX_SOCKET_PATH_BYTES, socketFits, socketPathOf } from '../../../../../server/db/embedded/layout.ts';
 
 describe('embedded layout', () => {
   it('uses the Unix socket only where its path fits sun_path', () => {
