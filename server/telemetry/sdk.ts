@@ -13,7 +13,7 @@ import { parseTraceParent, W3CTraceContextPropagator } from '@opentelemetry/core
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { Attributes, Span, SpanOptions, Tracing } from './index.ts';
+import type { Attributes, Span, SpanOptions, Tracing } from './types.ts';
 
 const propagator = new W3CTraceContextPropagator();
 

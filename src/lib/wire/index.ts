@@ -5,8 +5,8 @@
  * server code nor Svelte (tests/unit/server/architecture.test.ts): the server imports it.
  * @module
  */
-export type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, EffectPreview, GrantOffer, Replaces, ChatMetadata, FileRef, PolicyStamp, WireMessage, WireMetadata } from './chat-metadata.ts';
-export { MAX_GRANT_TTL_S, type EditedArguments, type GrantRequest } from './decision.ts';
+export type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, EditedArguments, EffectPreview, GrantOffer, GrantRequest, Replaces, ChatMetadata, FileRef, PolicyStamp, WireMessage, WireMetadata } from './chat-metadata.ts';
+export { MAX_GRANT_TTL_S } from './decision.ts';
 export { ERROR_CODES, errorFieldsOf, isErrorCode, toErrorCode, type ErrorCode, type ErrorField } from './errors.ts';
 export { ChatProjection, chatMessage, type ProjectedEvent } from './projection.ts';
 export { HIT_END, HIT_START, snippetParts, type SnippetPart } from './search-snippet.ts';

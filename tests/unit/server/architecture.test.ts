@@ -140,3 +140,30 @@ describe('the wire module (src/lib/wire), shared by the server and the UI', () =
     expect(uiFiles('src').filter((file) => file !== schemas && importsOf(file).some((i) => i.specifier === 'zod'))).toEqual([]);
   });
 });
+
+/** File-level import cycles among `files` (type-only imports count: a circle of types is a circle of meaning). */
+export function fileCycles(files: string[]): string[][] {
+  const known = new Set(files);
+  const edges = new Map(files.map((f) => [f, importsOf(f).map((i) => resolved(f, i.specifier)).filter((t): t is string => t !== null && known.has(t))]));
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const t of edges.get(f) ?? []) {
+      if (state.get(t) === 'open') cycles.push([...stack.slice(stack.indexOf(t)), t]);
+      else if (!state.has(t)) visit(t);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of files) if (!state.has(f)) visit(f);
+  return cycles;
+}
+
+describe('files', () => {
+  it('no two files import each other, directly or around a circle (server/ and the wire module)', () => {
+    expect(fileCycles([...sourceFiles(SERVER), ...sourceFiles(WIRE)]).map((c) => c.join(' -> '))).toEqual([]);
+  });
+});
