@@ -6,6 +6,7 @@
  *   node --import tsx server/main.ts --role gateway  # one role (repeat --role or use a comma list)
  * @module
  */
+import type { FastifyBaseLogger } from 'fastify';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -53,6 +54,22 @@ async function assertNoLivePeer(pool: Pool, leaseTtlS: number): Promise<void> {
   if (peer) throw new ConfigError(`Another Airlock gateway (${peer.owner}) is running on this database; set REPLICAS=true to run several`);
 }
 
+/** The app's logger once it exists: where an uncaught exception is logged (see below). */
+let appLog: FastifyBaseLogger | undefined;
+
+/**
+ * An exception nothing caught (or a rejection nothing handled: Node routes it here) leaves the
+ * process in an unknown state, so it exits 1 for its supervisor to restart it, but first says why:
+ * a fatal log record with the stack (what a log collector keeps; Node's own print is not one) and
+ * the stack on stderr (also when LOG_LEVEL is silent). An embedded database is stopped by its
+ * watchdog when this process is gone.
+ */
+process.on('uncaughtException', (error, origin) => {
+  appLog?.fatal({ err: error, origin }, 'uncaught exception; exiting 1');
+  process.stderr.write(`Airlock: uncaught exception (${origin}); exiting 1\n${(error as Error)?.stack ?? String(error)}\n`);
+  process.exit(1);
+});
+
 async function main(opened: Opened): Promise<void> {
   const roles = parseRoles(process.argv.slice(2));
   const config = loadConfig();
@@ -78,6 +95,7 @@ async function main(opened: Opened): Promise<void> {
   // Traces only with OTEL_EXPORTER_OTLP_ENDPOINT set: the SDK is not even loaded otherwise.
   await startTelemetry(process.env);
   const app = await buildApp({ config, roles, pool, databaseUrl, policy });
+  appLog = app.log;
   await app.listen({ host: config.host, port: config.port });
   const url = config.publicUrl ?? localUrl(app);
 

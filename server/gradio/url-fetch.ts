@@ -9,7 +9,10 @@
  *     slip through; an IP literal is checked as it is;
  *   - redirects are followed by hand, at most 5, each hop checked the same way;
  *   - at most `maxBytes` (a Content-Length past it is refused before the body, a body past it is
- *     cut) and `timeoutMs` for the whole fetch, redirects and a slow body included.
+ *     cut) and `timeoutMs` for the whole fetch, redirects and a slow body included;
+ *   - the response and its size meter are joined by `stream.pipeline` from the first byte, so the
+ *     meter's `too_large` (or a socket error) always has a listener and reaches the caller, even
+ *     while the upload store has not started reading yet (an unheard one ended the process).
  * A refused fetch keeps nothing: the partial file is removed by the upload store.
  * @module
  */
@@ -17,7 +20,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type BlockList, type LookupFunction } from 'node:net';
-import { Transform } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { safeBasename } from './files.ts';
 import type { OwnerKey } from './ownership.ts';
 import { addressAllowed } from './url-address.ts';
@@ -68,6 +71,8 @@ export async function fetchUrlToUploads(
 ): Promise<FetchedFile> {
   const signal = AbortSignal.timeout(options.timeoutMs);
   const timedOut = () => new FileUrlError('timeout', `The file at ${displayUrl(url)} did not arrive within ${options.timeoutMs} ms.`);
+  let body: Readable | undefined;
+  let streamError: Error | undefined;
   try {
     const response = await get(url, options, signal);
     const declared = Number(response.headers['content-length']);
@@ -83,12 +88,16 @@ export async function fetchUrlToUploads(
         done(size > options.maxBytes ? tooLarge(url, options.maxBytes) : null, chunk);
       },
     });
-    response.on('error', (error) => meter.destroy(error));
-    const path = await target.store.withBudget(target.owner, (budget) => target.store.save(response.pipe(meter), name, target.owner, budget, () => false));
+    body = pipeline(response, meter, (error) => void (streamError ??= error ?? undefined));
+    const source = body;
+    const path = await target.store.withBudget(target.owner, (budget) => target.store.save(source, name, target.owner, budget, () => false));
     const type = response.headers['content-type']?.split(';')[0].trim();
     return { path, orig_name: name, size, ...(type ? { mime_type: type } : {}) };
-  } catch (error) {
+  } catch (thrown) {
+    body?.destroy();
     if (signal.aborted) throw timedOut();
+    // The meter's own error says why the store's read failed (the store may only see it as a close).
+    const error = streamError instanceof FileUrlError ? streamError : thrown;
     if (error instanceof UploadLimitError) throw new FileUrlError('too_large', `The file at ${displayUrl(url)} does not fit in your upload ${error.limit === 'quota' ? 'quota' : 'limit'}.`);
     if (error instanceof FileUrlError) throw error;
     throw new FileUrlError('failed', `The file at ${displayUrl(url)} could not be fetched: ${(error as Error).message}.`);

@@ -5,6 +5,8 @@
  * approval opened, counted 1 of 2, decided; without PUBLIC_URL no link is sent and the body says
  * so. With the receiver down, the outbox keeps retrying
  * (attempts recorded, the metrics show it pending); once it is back the event is delivered, once.
+ * A receiver answering 307 (to an address of its own that counts the POSTs reaching it) is a failed
+ * delivery, "HTTP 307", and the redirect is never followed (issue 36 item 5).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,6 +56,11 @@ class Receiver {
   }
 }
 
+/** A real endpoint answering 307 to `/internal` on itself (loopback): any POST there followed the redirect. */
+let redirector: Server;
+let redirectorUrl: string;
+let followed = 0;
+
 let db: TestDatabase;
 let dir: string;
 let api: MainProcess;
@@ -68,10 +75,18 @@ beforeAll(async () => {
   await writeFile(join(dir, 'policy.yaml'), TWO_ADMIN_POLICY);
   await json.start();
   await slack.start();
+  redirector = createServer((req, res) => {
+    req.resume();
+    if (req.url === '/internal') followed++;
+    res.writeHead(req.url === '/internal' ? 200 : 307, { location: '/internal' }).end();
+  });
+  await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+  redirectorUrl = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/redirecting`;
   // A file, as APPROVAL_WEBHOOKS allows (a value not starting with "[").
   await writeFile(join(dir, 'webhooks.json'), JSON.stringify([
     { url: `http://127.0.0.1:${json.port}/hook`, secret: JSON_SECRET },
     { url: `http://127.0.0.1:${slack.port}/slack`, secret: SLACK_SECRET, format: 'slack', events: ['approval.requested'] },
+    { url: redirectorUrl, secret: JSON_SECRET, events: ['approval.requested'] },
   ]));
   api = await startMain(['--role', 'api'], { DATABASE_URL: db.url, DATA_DIR: dir, SERVICE_CLIENT_SECRET: SECRET });
   const hash = await hashPassword('demo-password-1');
@@ -91,6 +106,8 @@ afterAll(async () => {
   }
   await json.stop();
   await slack.stop();
+  redirector?.closeAllConnections();
+  await new Promise((resolve) => redirector?.close(resolve));
   await db?.drop();
   await rm(dir, { recursive: true, force: true });
 });
@@ -150,6 +167,22 @@ describe('approval webhooks', () => {
     expect(of(json, approvalId).filter((g) => g.body.type === 'approval.requested')).toHaveLength(1);
     expect(got[0].signed).toBe(true);
   }, 90_000);
+});
+
+describe('a receiver answering with a redirect', () => {
+  it('307 is a failed delivery ("HTTP 307"), retried, and never followed', async () => {
+    const { approvalId } = await pausedDeploy('8.8.3');
+    const row = await eventually(async () => {
+      const { rows } = await db.pool.query<{ status: string; attempts: number; last_error: string | null }>(
+        `SELECT d.status, d.attempts, d.last_error FROM approval_webhook_deliveries d JOIN approval_outbox o ON o.id = d.event_id WHERE o.approval_id = $1 AND d.url = $2 AND d.attempts >= 1`,
+        [approvalId, redirectorUrl],
+      );
+      return rows[0];
+    }, 30_000, 'the first attempt at the redirecting endpoint');
+    expect(row).toMatchObject({ status: 'pending', last_error: 'HTTP 307' });
+    // The POST, its body and its signature went nowhere else (the follow-up would have come before the attempt was recorded).
+    expect(followed).toBe(0);
+  }, 60_000);
 });
 
 describe('escalation', () => {

@@ -2,7 +2,9 @@
  * Issue 9, items 11 and 13, on the real process (`server/main.ts`) behind the real nginx:
  * - with DATABASE_URL set and DEMO_USERS not asked for, no demo users exist and the start says so;
  * - a Gradio session_hash (a capability) never appears in the app's info logs nor in nginx's
- *   access log, whether it came in the query (/queue/data) or the path (/heartbeat).
+ *   access log, whether it came in the query (/queue/data) or the path (/heartbeat);
+ * - nor does a decision-link token (issue 36 item 6): the page `/approve/<token>` and the API's
+ *   `/api/agent/v1/approve/<token>[/approve]`, direct and through nginx.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,8 +16,11 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { httpFrom } from '../helpers/http-from.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startNginx, type NginxInstance } from '../helpers/nginx.ts';
+import { eventually } from './headless-support.ts';
 
 const SECRET_HASH = 'edgesecrethash0123';
+/** A decision-link token's shape: 32 bytes, base64url. */
+const LINK_TOKEN = 'bGlua3Rva2VuLWVkZ2UtbG9ncy0wMTIzNDU2Nzg5YWI';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -85,5 +90,24 @@ describe('#11 session_hash stays out of the logs', () => {
       expect(appLog).not.toContain(secret);
       expect(accessLog).not.toContain(secret);
     }
+  });
+});
+
+describe('a decision-link token stays out of the logs', () => {
+  it('is redacted in the app info log and in the nginx access log, page and API', async () => {
+    const paths = [`/approve/${LINK_TOKEN}`, `/api/agent/v1/approve/${LINK_TOKEN}`, `/api/agent/v1/approve/${LINK_TOKEN}/approve`];
+    for (const base of [url, nginx.url]) {
+      for (const path of paths) await httpFrom('127.0.0.1', `${base}${path}`, path.endsWith('/approve') ? { method: 'POST', json: {} } : {});
+    }
+    const accessLog = await eventually(async () => {
+      const text = await readFile(join(nginx.dir, 'access.log'), 'utf8');
+      return text.includes('/api/agent/v1/approve/[redacted]/approve ') ? text : null;
+    }, 10_000, 'the access log lines');
+    expect(accessLog).toContain('"GET /approve/[redacted] ');
+    expect(accessLog).toContain('"GET /api/agent/v1/approve/[redacted] ');
+    const appLog = main.output();
+    for (const path of ['/approve/[redacted]"', '/api/agent/v1/approve/[redacted]"', '/api/agent/v1/approve/[redacted]/approve"']) expect(appLog).toContain(`"url":"${path}`);
+    expect(appLog).not.toContain(LINK_TOKEN);
+    expect(accessLog).not.toContain(LINK_TOKEN);
   });
 });

@@ -3,7 +3,7 @@
  * at a time: the one holding a session advisory lock (per schema) on a connection of its own; the
  * others try again every few seconds, so a dead holder is replaced as soon as PostgreSQL drops its
  * session. The holder expands new outbox events into one delivery per endpoint, then POSTs what is
- * due, signed (sign.ts), with a 10 s timeout. A failure is tried again with exponential backoff (1 s
+ * due, signed (sign.ts), with a 10 s timeout and no redirect followed. A failure is tried again with exponential backoff (1 s
  * doubling to 5 min) and given up after MAX_ATTEMPTS; each outcome counts in
  * `airlock_webhook_deliveries_total{outcome}`. A delivery is recorded after its POST: a crash between
  * the two sends it again, so receivers deduplicate by the body's `id`. Each round also writes the
@@ -83,6 +83,9 @@ export function startWebhookDelivery(o: DeliveryOptions): () => Promise<void> {
           method: 'POST',
           headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signWebhook(endpoint.secret, Math.floor(now().getTime() / 1000), body), 'user-agent': 'Airlock-Webhooks/1' },
           body,
+          // A redirect is never followed (fetch's default would re-send a 307/308's method, body and
+          // signature anywhere, loopback included): any 3xx is a failed delivery, "HTTP 3xx".
+          redirect: 'manual',
           signal: AbortSignal.timeout(POST_TIMEOUT_MS),
         });
         if (!res.ok) error = `HTTP ${res.status}`;

@@ -13,5 +13,12 @@ describe('redactUrl', () => {
     ['/api/assistant/history?conversation_id=1&before=2', '/api/assistant/history?conversation_id=1&before=2'],
     ['/x?%E0%A4%A=1', '/x?%E0%A4%A=1'],
     ['/plain', '/plain'],
+    // Decision-link tokens (issue 36 item 6): the page and the API, with and without an action or query.
+    ['/approve/Zm9vYmFyYmF6cXV4LXRva2VuLTAxMjM0NTY3ODk', '/approve/[redacted]'],
+    ['/approve/Zm9vYmFy/__data.json?x-sveltekit-invalidated=01', '/approve/[redacted]/__data.json?x-sveltekit-invalidated=01'],
+    ['/api/agent/v1/approve/Zm9vYmFy', '/api/agent/v1/approve/[redacted]'],
+    ['/api/agent/v1/approve/Zm9vYmFy/approve', '/api/agent/v1/approve/[redacted]/approve'],
+    ['/api/agent/v1/approve/Zm9vYmFy/deny?x=1', '/api/agent/v1/approve/[redacted]/deny?x=1'],
+    ['/api/agent/v1/approvals/0b5c/approve', '/api/agent/v1/approvals/0b5c/approve'],
   ])('%s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });
