@@ -5,6 +5,8 @@
  *   still has one deployment, and "Previous branch" shows the original message (1/2).
  * - Regenerate the deploy's answer: a new card asks again; still one deployment until confirmed.
  * - Edit or Regenerate while a card waits asks first (issue 17's dialog); Keep waiting changes nothing.
+ * - Issue 37 item 1: back to the earlier branch after an Edit of the first message, the tab is free
+ *   (no "answering in another tab", Edit and Regenerate offered, no running dot), after a reload too.
  */
 import type { Locator, Page } from '@playwright/test';
 import { connected, expect, send, shot, signIn, test } from './support/fixtures.ts';
@@ -134,5 +136,36 @@ test.describe('branches', () => {
     await expect(page.getByTestId('branch-switch')).toHaveCount(0);
     expect((await ledgerEvents(state.main.url, token, id)).length).toBe(before);
     expect(await deployments(state.main.url, token, 'search-api', '5.0.4')).toBe(0);
+  });
+
+  test('Previous branch after editing the first message leaves the conversation free, after a reload too (issue 37 item 1)', async ({ page }) => {
+    await send(page, "What's the health of payments-api?");
+    await answered(page);
+    await send(page, 'list recent deployments');
+    await answered(page);
+    await userRow(page, "What's the health of payments-api?").getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('textbox', { name: 'Edit message' }).fill("What's the health of checkout-api?");
+    await page.getByRole('textbox', { name: 'Edit message' }).press('Enter');
+    const edited = userRow(page, "What's the health of checkout-api?");
+    await answered(page);
+    await expect(switchOf(edited)).toContainText('2/2', { timeout: 20_000 });
+    await switchOf(edited).getByRole('button', { name: 'Previous branch' }).click();
+    await expect(switchOf(userRow(page, "What's the health of payments-api?"))).toContainText('1/2', { timeout: 20_000 });
+
+    const free = async () => {
+      await expect(page.locator('.row.user')).toHaveCount(2);
+      await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false');
+      await expect(page.getByTestId('busy-banner')).toHaveCount(0);
+      await expect(page.locator('[data-testid=conversation][data-running]')).toHaveCount(0);
+      await expect(userRow(page, 'list recent deployments').getByRole('button', { name: 'Edit' })).toBeEnabled();
+      await expect(page.getByTestId('answer').last().getByRole('button', { name: 'Regenerate' })).toBeEnabled();
+      await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeVisible();
+    };
+    await free();
+    await shot(page, '78-previous-branch-free');
+    await page.reload();
+    await connected(page);
+    await expect(switchOf(userRow(page, "What's the health of payments-api?"))).toContainText('1/2', { timeout: 20_000 });
+    await free();
   });
 });

@@ -4,6 +4,9 @@
  * field keeps its argument's JSON type (a number stays a number); anything that is not a string,
  * number or boolean is edited as JSON. The server checks the result against the tool's schema;
  * this only refuses what cannot be read (a number field that is no number, JSON that does not parse).
+ * A number field's `text` is what its input gives: Svelte's `bind:value` on `type="number"` gives a
+ * number, or null while the input is empty or holds no number (issue 37 item 2: calling `.trim()` on
+ * it threw, and Confirm sent nothing and said nothing); a string from anywhere else is read too.
  * Pure.
  * @module
  */
@@ -16,8 +19,8 @@ export interface EditField {
   key: string;
   label: string;
   kind: EditKind;
-  /** What the input shows (and holds while it is edited). */
-  text: string;
+  /** What the input shows (and holds while it is edited); a number field's input may hold a number or null. */
+  text: string | number | null;
 }
 
 const kindOf = (value: unknown): EditKind => (typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'json');
@@ -37,21 +40,31 @@ export function readFields(fields: readonly EditField[]): ReadArgs {
   const args: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const f of fields) {
-    if (f.kind === 'string') args[f.key] = f.text;
+    if (f.kind === 'string') args[f.key] = textOf(f.text);
     else if (f.kind === 'boolean') args[f.key] = f.text === 'true';
     else if (f.kind === 'number') {
-      const n = Number(f.text);
-      if (f.text.trim() === '' || !Number.isFinite(n)) errors[f.key] = 'a number, please';
+      const n = numberOf(f.text);
+      if (n === null) errors[f.key] = 'a number, please';
       else args[f.key] = n;
     } else {
       try {
-        args[f.key] = JSON.parse(f.text);
+        args[f.key] = JSON.parse(textOf(f.text));
       } catch {
         errors[f.key] = 'not valid JSON';
       }
     }
   }
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, args };
+}
+
+const textOf = (text: EditField['text']): string => (text === null ? '' : String(text));
+
+/** A number field's value as a finite number, or null: empty, or no number. */
+function numberOf(text: EditField['text']): number | null {
+  if (typeof text === 'number') return Number.isFinite(text) ? text : null;
+  if (text === null || text.trim() === '') return null;
+  const n = Number(text.trim());
+  return Number.isFinite(n) ? n : null;
 }
 
 /**

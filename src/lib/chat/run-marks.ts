@@ -46,6 +46,14 @@ export function tabRunMarks(): RunMarks {
 export const SUBMIT_LANDS_MS = 5_000;
 
 /**
+ * Ledger events after which no run is open: a run's end, and a branch switch `‹ 1/2 ›`, which is
+ * an event of its own (its run id names no run, and no run.finished ever follows it; the server
+ * refuses a switch while a run is open). Read as an open run, a switch locked the conversation:
+ * "answering in another tab", no Edit, a running dot, until the next message (issue 37 item 1).
+ */
+const CLOSED: ReadonlySet<string> = new Set(['run.finished', 'branch.switched']);
+
+/**
  * What a freshly loaded page does about the run the ledger shows at its history snapshot:
  * - `own`: a run is open and this tab started one here: follow it live, with Stop;
  * - `other`: a run is open that this tab did not start: follow it read-only;
@@ -53,6 +61,6 @@ export const SUBMIT_LANDS_MS = 5_000;
  * - `none`: the history is the whole truth.
  */
 export function resumeDecision({ last, markAge }: { last: LedgerEventRef | null; markAge: number | null }): 'own' | 'other' | 'wait' | 'none' {
-  if (last && last.kind !== 'run.finished') return markAge !== null ? 'own' : 'other';
+  if (last && !CLOSED.has(last.kind)) return markAge !== null ? 'own' : 'other';
   return markAge !== null && markAge < SUBMIT_LANDS_MS ? 'wait' : 'none';
 }

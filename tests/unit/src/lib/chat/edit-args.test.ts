@@ -42,3 +42,53 @@ describe('edit-args: the card\'s fields of a paused call', () => {
     expect(placeFieldErrors(fields, [])).toEqual({ byKey: {}, general: [] });
   });
 });
+
+describe('edit-args: every kind of field round-trips (issue 37 item 2)', () => {
+  const input = {
+    service: 'orders-api', // string
+    environment: 'staging', // an enum's value is a string
+    duration_minutes: 30, // integer
+    ratio: 0.25, // number
+    force: false, // boolean
+    flags: { canary: true, steps: [1, 2] }, // nested object
+    tags: ['a', 'b'], // array
+    note: null, // null is edited as JSON
+  };
+
+  it('unchanged fields give the same arguments back, with their JSON types', () => {
+    expect(readFields(editFields(input))).toEqual({ ok: true, args: input });
+  });
+
+  it('a number input bound with bind:value gives a number (or null when empty): read, not trimmed', () => {
+    const fields = editFields(input);
+    const duration = fields.find((f) => f.key === 'duration_minutes')!;
+    duration.text = 45;
+    expect(readFields(fields)).toEqual({ ok: true, args: { ...input, duration_minutes: 45 } });
+    duration.text = -5;
+    // A negative number is a number: the tool's schema (on the server) says it is out of range.
+    expect(readFields(fields)).toEqual({ ok: true, args: { ...input, duration_minutes: -5 } });
+    duration.text = null;
+    expect(readFields(fields)).toEqual({ ok: false, errors: { duration_minutes: 'a number, please' } });
+    duration.text = Number.NaN;
+    expect(readFields(fields)).toEqual({ ok: false, errors: { duration_minutes: 'a number, please' } });
+    duration.text = ' 12 ';
+    expect(readFields(fields)).toEqual({ ok: true, args: { ...input, duration_minutes: 12 } });
+    duration.text = '   ';
+    expect(readFields(fields)).toEqual({ ok: false, errors: { duration_minutes: 'a number, please' } });
+  });
+
+  it('each kind takes an edit: enum value, fraction, boolean, nested object, array, null', () => {
+    const fields = editFields(input);
+    const set = (key: string, text: string | number | null) => { fields.find((f) => f.key === key)!.text = text; };
+    set('environment', 'production');
+    set('ratio', 0.5);
+    set('force', 'true');
+    set('flags', '{"canary": false, "steps": []}');
+    set('tags', '[]');
+    set('note', '"why"');
+    expect(readFields(fields)).toEqual({
+      ok: true,
+      args: { ...input, environment: 'production', ratio: 0.5, force: true, flags: { canary: false, steps: [] }, tags: [], note: 'why' },
+    });
+  });
+});

@@ -14,6 +14,10 @@ describe('resumeDecision (what a loaded page does about the run the ledger shows
     ['nothing open yet, but this tab just submitted: look again', { last: finished, markAge: 300 }, 'wait'],
     ['an empty ledger just after a submit: look again', { last: null, markAge: 300 }, 'wait'],
     ['an empty ledger', { last: null, markAge: null }, 'none'],
+    // Issue 37 item 1: a branch switch is an event of its own, after the run's end; nothing runs.
+    ['a branch switch, last: nothing runs', { last: { seq: 10, kind: 'branch.switched' }, markAge: null }, 'none'],
+    ['a branch switch this tab made long ago', { last: { seq: 10, kind: 'branch.switched' }, markAge: SUBMIT_LANDS_MS + 1 }, 'none'],
+    ['a fork is the start of a run: open', { last: { seq: 10, kind: 'branch.forked' }, markAge: null }, 'other'],
   ];
   for (const [name, input, decision] of table) it(name, () => expect(resumeDecision(input)).toBe(decision));
 });
