@@ -28,7 +28,7 @@ export const KEY_PREFIX = 'openai#';
 /** Pure: the key of a transcript (its messages' roles and trimmed texts, in order). */
 export function transcriptKey(messages: PriorMessage[]): string {
   const hash = createHash('sha256');
-  for (const m of messages) hash.update(`${m.role}\u0000${m.text.trim()}\u0000`);
+  for (const m of messages) hash.update(`${JSON.stringify([m.role, m.text.trim()])}\n`);
   return KEY_PREFIX + hash.digest('base64url');
 }
 
