@@ -7,11 +7,13 @@
  * made through the v1 approvals API (approve -> the answer goes on; deny -> the model's
  * explanation); OpenAI-shaped errors with taxonomy codes; nothing a client sends decides a card.
  */
+import { createServer, type Server } from 'node:http';
 import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { startNginx } from '../helpers/nginx.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { eventually, v1 } from './headless-support.ts';
 
@@ -252,5 +254,23 @@ describe('LangChain\'s ChatOpenAI pointed at the face', () => {
     let streamed = '';
     for await (const chunk of await model.stream('What is the health of payments-api?')) streamed += String(chunk.content);
     expect(streamed).toContain('payments-api');
+  });
+});
+
+describe('behind nginx', () => {
+  it('/api/agent/openai/ goes to the gateway (More decisions 6), not the api role behind /api/', async () => {
+    // An api role that answers 418 to everything: what /api/ would reach without the face's location.
+    const api: Server = createServer((_req, res) => res.writeHead(418).end());
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const port = (api.address() as { port: number }).port;
+    const nginx = await startNginx({ web: port, api: port, gateway: Number(new URL(server.url).port) });
+    try {
+      const models = await new OpenAI({ apiKey: operator, baseURL: `${nginx.url}/api/agent/openai/v1`, maxRetries: 0 }).models.list();
+      expect(models.data.map((m) => m.id)).toEqual(['airlock']);
+      expect((await fetch(`${nginx.url}/api/not-the-face`)).status).toBe(418);
+    } finally {
+      await nginx.stop();
+      await new Promise((resolve) => api.close(resolve));
+    }
   });
 });
