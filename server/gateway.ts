@@ -20,6 +20,7 @@ import type { Config } from './config.ts';
 import type { Pool } from './db/index.ts';
 import { isFileReferenced } from './db/messages.ts';
 import { agUiRoutes } from './ag-ui/index.ts';
+import { openAiRoutes, OPENAI_PREFIX } from './openai/index.ts';
 import { createHeadless, loadWebhooks, V1_PREFIX } from './v1/index.ts';
 import { createEngine, PgLedger, ProcessLiveness, type Engine, type EngineOptions } from './engine/index.ts';
 import { AirlockError } from './errors.ts';
@@ -195,6 +196,8 @@ async function mountTransports(app: FastifyInstance, { config, pool }: GatewayOp
   });
   // AG-UI (issue 13): POST /api/agent/ag-ui, the same engine, another protocol.
   await app.register(agUiRoutes, { pool, ledger, engine, verifyUser, heartbeatMs: config.events.heartbeatMs, admission: headless.admission });
+  // The OpenAI-compatible face (issue 43 item 4): v1's runs and callers, OpenAI's wire format.
+  await app.register(openAiRoutes, { prefix: OPENAI_PREFIX, ...headless.face, heartbeatMs: config.events.heartbeatMs });
   await app.register(gradioPlugin, {
     prefix: GRADIO_MOUNT,
     // Client.connect(url, {auth: [user, pass]}) (JS and Python): a cookie holding a user JWT.

@@ -84,9 +84,10 @@ export async function designatedApprovers(q: Queryable, a: { tenant: string; req
 
 /**
  * Mints one link per designated approver of a pending approval (who has not decided yet), each
- * expiring with the approval; returns `{user (username), token}`.
+ * expiring with the approval; returns `{user (username), token}`. `only`: that user's link alone,
+ * none when they are not one of its approvers (the OpenAI face shows its caller their own).
  */
-export async function mintLinksForApproval(q: Queryable, approvalId: string, to?: LinkReceiver): Promise<Array<{ user: string; token: string }>> {
+export async function mintLinksForApproval(q: Queryable, approvalId: string, to?: LinkReceiver, only?: string): Promise<Array<{ user: string; token: string }>> {
   const { rows } = await q.query<{ action_hash: string | null; expires_at: Date; requested_by: string; tenant: string; approver_roles: string[]; approver_users: string[]; distinct_from_requester: boolean; escalated: string[]; decided: string[] }>(
     `SELECT COALESCE(a.final_action_hash, a.action_hash) AS action_hash, a.expires_at, a.requested_by, u.tenant, a.approver_roles, a.approver_users, a.distinct_from_requester, ${ESCALATED_ROLES_SQL} AS escalated,
             ARRAY(SELECT d.user_id FROM approval_decisions d WHERE d.approval_id = a.id) AS decided
@@ -97,7 +98,7 @@ export async function mintLinksForApproval(q: Queryable, approvalId: string, to?
   if (!a?.action_hash) return [];
   const approvers = await designatedApprovers(q, { tenant: a.tenant, requestedBy: a.requested_by, roles: a.approver_roles, users: a.approver_users, distinctFromRequester: a.distinct_from_requester, decided: a.decided, escalated: a.escalated });
   const links = [];
-  for (const u of approvers) links.push({ user: u.username, token: await mintApprovalLink(q, { approvalId, userId: u.id, actionHash: a.action_hash, expiresAt: a.expires_at }, to) });
+  for (const u of approvers.filter((x) => only === undefined || x.id === only)) links.push({ user: u.username, token: await mintApprovalLink(q, { approvalId, userId: u.id, actionHash: a.action_hash, expiresAt: a.expires_at }, to) });
   return links;
 }
 

@@ -46,3 +46,22 @@ export async function claimAlias(pool: Pool, input: { userId: string; externalId
     return winner;
   }
 }
+
+/**
+ * Makes `externalId` name `conversationId` for `userId`, and drops the user's other aliases of that
+ * conversation that start with `prefix` (the OpenAI face keeps one: the hash of its transcript as
+ * last answered, so an older prefix no longer finds it). One transaction.
+ */
+export async function moveAlias(pool: Pool, input: { userId: string; externalId: string; conversationId: string; prefix: string }): Promise<void> {
+  await withTransaction(pool, async (tx) => {
+    await tx.query(
+      `DELETE FROM conversation_aliases WHERE user_id = $1 AND conversation_id = $2 AND starts_with(external_id, $3) AND external_id <> $4`,
+      [input.userId, input.conversationId, input.prefix, input.externalId],
+    );
+    await tx.query(
+      `INSERT INTO conversation_aliases (user_id, external_id, conversation_id) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id, external_id) DO UPDATE SET conversation_id = EXCLUDED.conversation_id, created_at = now()`,
+      [input.userId, input.externalId, input.conversationId],
+    );
+  });
+}

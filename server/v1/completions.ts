@@ -15,7 +15,8 @@ import { AGENT_EVENT_SCHEMA, envelope, liveNumbering, sessionStartBody, type Age
 import { v1ErrorBody } from './errors.ts';
 import { assertUserKey, v1Caller, type V1Caller } from './identity.ts';
 import type { V1Deps } from './deps.ts';
-import { isTerminal, runStatus } from './run-status.ts';
+import { followLiveRun } from './run-follow.ts';
+import { runStatus } from './run-status.ts';
 import { parseRunRequest, type RunRequest } from './schemas.ts';
 import { resolveSession } from './sessions.ts';
 import { summarize } from './serialize.ts';
@@ -49,8 +50,6 @@ export function runFailure(run: { errorCode: string | null; errorMessage: string
 
 /** While a streaming completion waits for a decision: a comment line this often (proxies keep it open). */
 export const STREAM_HEARTBEAT_MS = 15_000;
-/** How often it looks for the run's new durable events while it waits. */
-const FOLLOW_POLL_MS = 250;
 
 export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.post('/chat/completions', async (request, reply) => {
@@ -147,33 +146,12 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
       if (Date.now() - lastWrite >= STREAM_HEARTBEAT_MS) write(': heartbeat\n\n');
     }, Math.min(STREAM_HEARTBEAT_MS, 1000));
     heartbeat.unref();
-    const seen = () => sent.at(-1)?.sequence ?? 0;
-    async function follow(): Promise<void> {
-      for (;;) {
-        const now = await getAgentRun(deps.pool, run.id);
-        if (!now) return;
-        const status = runStatus(now);
-        const fresh = (await deps.runs.events(now)).filter((e) => e.sequence > seen());
-        for (const e of fresh) send(e);
-        if (isTerminal(status) || gone) return;
-        await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
-      }
-    }
     try {
-      await deps.runs.drive(run.id, handle, (e) => {
-        const event = number(e);
-        if (event) send(event);
-      });
       // Paused for an approval: by default the stream stays open (heartbeats while waiting) and
       // carries the rest of the run, wherever the decision is made, until it ends, is cancelled
       // or the approval expires (issue 24); stream_until "pause" ends it here, as before.
-      const paused = await getAgentRun(deps.pool, run.id);
-      if (input.streamUntil === 'end' && paused && runStatus(paused) === 'awaiting_approval') {
-        release();
-        await follow();
-      }
+      const settled = await followLiveRun(deps, run, handle, scope, { send, until: input.streamUntil, onPause: release, gone: () => gone });
       // A run that failed with no error event of its own (its end says why): one before done.
-      const settled = await getAgentRun(deps.pool, run.id);
       if (settled && runStatus(settled) === 'failed' && !sent.some((e) => e.type === 'error')) {
         const failure = runFailure(settled, sent);
         write(sseFrame({ event: 'error', data: { ...envelope(scope, ++sequence, new Date().toISOString(), { type: 'error', content: failure.message, metadata: { code: failure.code } }), ...v1ErrorBody(failure) } }));

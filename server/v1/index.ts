@@ -114,6 +114,8 @@ export function createHeadless(options: HeadlessOptions) {
       },
     },
     routes,
+    /** What another face of the same runs needs (server/openai): v1's deps and its identity (the same callers as v1). */
+    face: { deps, identity },
     /** Starts the job queue's workers (background runs, approval expiry) once the engine exists. */
     /** `agent`: checks an approver's edit before it is submitted (issue 27). */
     async start(e: Engine, agent?: Pick<AgentRuntime, 'reviewEdit'>): Promise<void> {
