@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { httpFrom } from '../helpers/http-from.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
 import { startNginx, type NginxInstance } from '../helpers/nginx.ts';
-import { eventually } from './headless-support.ts';
+import { eventually } from './v1-support.ts';
 
 const SECRET_HASH = 'edgesecrethash0123';
 /** A decision-link token's shape: 32 bytes, base64url. */
