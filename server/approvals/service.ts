@@ -231,10 +231,15 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     }
   }
 
-  /** The audit row of one refused attempt: its status and code; of an approval the caller may not see, only its id. */
+  /**
+   * The audit row of one refused attempt: its status and code; of an approval the caller may not
+   * see, only its id. Also for a front door's own refusals before `decide` (a link's: used,
+   * expired, another approver's, a changed action).
+   */
   async function auditRefused([caller, id, decision, reason, channel = 'v1']: Parameters<typeof decideAttempt>, error: unknown): Promise<void> {
     const status = isAirlockError(error) ? error.status : 500;
-    const record = isAirlockError(error) && error.code === 'APPROVAL_NOT_FOUND' ? null : await getApprovalRecord(pool, id);
+    const found = isAirlockError(error) && error.code === 'APPROVAL_NOT_FOUND' ? null : await getApprovalRecord(pool, id);
+    const record = found && canDecide(caller, { tenant: found.requesterTenant, requestedBy: found.requestedBy, terms: termsNow(found) }) ? found : null;
     await insertAudit(pool, {
       serviceActor: caller.serviceClientId ?? null,
       userId: caller.userId,
@@ -284,5 +289,5 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     return byConversation.size;
   }
 
-  return { visible, decide, expireDue };
+  return { visible, decide, expireDue, auditRefused };
 }
