@@ -1,15 +1,16 @@
 /**
  * `./airlock audit …` and `./airlock receipt …` (issue 28): checks anyone can run outside the
  * server. `./airlock` runs this file itself (`npm run` would swallow the flags).
- *   audit verify [--from ID] [--to ID]   the database's chain (DATABASE_URL, else DATA_DIR's embedded one)
+ *   audit verify [--from ID] [--to ID]   the database's chain (DATABASE_URL, else DATA_DIR's embedded
+ *     one, default `.data` as the server's: cli-database.ts; a running server's is read as it runs)
  *   audit verify --file export.jsonl     an export, offline
  *   receipt verify FILE --jwks URL|FILE [--action FILE]   a receipt (a compact JWS, or the route's
  *     {receipt, kid}) against the JWKS, and the action it names (`{tool, args, user}`)
  * Prints `ok N rows`, or `tampered: row <id> (<what>)` and exits 1 (a receipt: `ok receipt …` or
- * `refused: <why>`); bad usage exits 2.
+ * `refused: <why>`); bad usage, or no database to read (none there, or one Airlock never started
+ * on), exits 2 with one line on stderr, never a stack trace.
  * @module
  */
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -18,7 +19,8 @@ import { chainWalker, verdictLine, type ChainVerdict } from '../server/audit/cha
 import { receiptLine, verifyReceipt } from '../server/audit/receipt.ts';
 import { checkExport } from '../server/audit/export-check.ts';
 import { auditChainGenesis, auditChainHeads, auditChainRows } from '../server/db/audit.ts';
-import { createPool, startEmbeddedPostgres, withSnapshot } from '../server/db/index.ts';
+import { createPool, withSnapshot } from '../server/db/index.ts';
+import { CliError, openCliDatabase } from './cli-database.ts';
 
 const USAGE = `usage: ./airlock audit verify [--from ID] [--to ID] | --file export.jsonl
        ./airlock receipt verify FILE --jwks URL|FILE [--action FILE]`;
@@ -37,8 +39,15 @@ const { values, positionals } = parseArgs({
 });
 for (const id of [values.from, values.to]) if (id !== undefined && !/^\d{1,18}$/.test(id)) usage(`not a row id: ${id}`);
 
-const ok = group === 'audit' ? await auditVerify() : await receiptVerify();
-process.exit(ok ? 0 : 1);
+try {
+  const ok = group === 'audit' ? await auditVerify() : await receiptVerify();
+  process.exit(ok ? 0 : 1);
+} catch (error) {
+  // Not a verdict: the check could not run. One line (the stack only with LOG_LEVEL=debug).
+  process.stderr.write(`${group} verify: ${(error as Error).message}\n`);
+  if (!(error instanceof CliError) && ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '')) process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(2);
+}
 
 async function auditVerify(): Promise<boolean> {
   return print(values.file ? await verifyExportFile(values.file) : await verifyDatabase());
@@ -50,17 +59,21 @@ function print(v: ChainVerdict): boolean {
 }
 
 async function verifyDatabase(): Promise<ChainVerdict> {
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(join(resolve(process.env.DATA_DIR ?? 'data'), 'postgres'));
-  const pool = createPool(process.env.DATABASE_URL ?? embedded!.url, { max: 1 });
+  const database = await openCliDatabase();
+  const pool = createPool(database.url, { max: 1 });
   try {
     return await withSnapshot(pool, async (q) => {
       const walk = chainWalker({ genesis: values.from ? null : await auditChainGenesis(q), from: values.from });
       for await (const row of auditChainRows(q, { from: values.from, to: values.to })) if (walk.push(row)) break;
       return walk.end(values.to ? null : await auditChainHeads(q));
     });
+  } catch (error) {
+    // 42P01 undefined_table: a database Airlock never migrated has no audit log to check.
+    if ((error as { code?: string }).code === '42P01') throw new CliError(`${database.label} has no Airlock audit log (Airlock never started on it): nothing to verify`);
+    throw error;
   } finally {
     await pool.end();
-    await embedded?.stop();
+    await database.close();
   }
 }
 

@@ -3,7 +3,8 @@
  * decision came). Written by decideApprovals in the transaction of the atomic `pending -> decided`
  * transition, the one step every decision passes: a /chat confirm or deny, an AG-UI resume, the
  * headless API's approve / deny, a new message superseding, the expiry timer. So exactly one row
- * per decision, committed with it. Refused attempts (409) are audited by the transport that refused.
+ * per decision, committed with it. Refused attempts are audited by the service that refused them
+ * (approvals/service.ts `decide`).
  * @module
  */
 import type { Approval } from '../db/approvals.ts';

@@ -12,7 +12,7 @@
  * @module
  */
 import { hashJson } from '../canonical-json.ts';
-import { insertAudit } from '../db/audit.ts';
+import { insertAudit, type AuditOutcome } from '../db/audit.ts';
 import { getApprovalRecord, listDuePending, type ApprovalRecord } from '../db/approval-records.ts';
 import type { Pool } from '../db/index.ts';
 import type { UserRole } from '../auth/index.ts';
@@ -66,6 +66,16 @@ const STEP_REFUSALS = new Set(['FORBIDDEN', 'APPROVAL_NOT_FOUND', 'VALIDATION_ER
 
 /** The expiry timer's decisions (the approval-expiry job of job-queue.ts). */
 const EXPIRY_ORIGIN: DecisionOrigin = { method: 'JOB', path: 'approval-expiry' };
+
+/**
+ * Pure: where a decision attempt came in, as its audit rows say: a link's route (its token is never
+ * stored: redacted as in the request log), else the v1 route.
+ */
+const attemptPath = (id: string, decision: Decision, channel: DecisionChannel): string =>
+  channel === 'link' ? `/api/agent/v1/approve/[redacted]/${decision}` : `/api/agent/v1/approvals/${id}/${decision}`;
+
+/** A refused attempt's audit outcome by its HTTP status (anything else: `error`). */
+const REFUSAL_OUTCOMES: Record<number, AuditOutcome> = { 400: 'invalid', 401: 'unauthorized', 403: 'denied', 404: 'not_found', 409: 'conflict', 410: 'conflict' };
 
 /** Pure: the request_id of one decider's attempt; the same decider retrying replays it. */
 export const deciderRequestId = (approvalId: string, decision: Decision, deciderId: string): string => `v1-decide:${approvalId}:${decision}:${deciderId}`;
@@ -129,9 +139,9 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
   /**
    * Approve or deny one pending approval. Returns the record after the decision. The decision's
    * audit row is written by the decision step itself (approvals/audit.ts) from `origin`; a
-   * refused attempt (409) is audited here.
+   * refused attempt is audited by `decide` below.
    */
-  async function decide(
+  async function decideAttempt(
     caller: Decider, id: string, decision: Decision, reason: string | null, channel: DecisionChannel = 'v1', linkTokenHash?: string, grant: GrantRequest | null = null,
     /** The approver's passkey signature and the relying party it was made for (issue 28 step-up). */
     stepUp?: { assertion: StepUpAssertion; rp: RelyingParty },
@@ -140,7 +150,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
   ): Promise<ApprovalRecord> {
     if (editedArgs && decision !== 'approve') throw new AirlockError('VALIDATION_ERROR', 'arguments go with approve only: a denial runs nothing.');
     const record = await visible(caller, id);
-    const origin: DecisionOrigin = { method: 'POST', path: `/api/agent/v1/approvals/${id}/${decision}`, serviceActor: caller.serviceClientId ?? null, channel, ...(linkTokenHash ? { linkTokenHash } : {}) };
+    const origin: DecisionOrigin = { method: 'POST', path: attemptPath(id, decision, channel), serviceActor: caller.serviceClientId ?? null, channel, ...(linkTokenHash ? { linkTokenHash } : {}) };
     // Visible but not theirs to decide: 403 before anything is submitted (the decision step
     // checks again, under the approval's lock).
     // "Already approved by you" counts only while it waits: a decided one is a conflict, audited below.
@@ -160,25 +170,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       const edit: ApprovalEdit = { args: editedArgs, review: (tool, args) => review({ tool, args, userToken: token }) };
       await checkEdit({ ...record, currentActionHash: record.finalActionHash ?? record.actionHash }, { edit, person: personOf(caller), requester: { id: record.requestedBy, tenant: record.requesterTenant }, grant });
     }
-    const refused = () =>
-      insertAudit(pool, {
-        serviceActor: origin.serviceActor ?? null,
-        userId: caller.userId,
-        username: caller.username,
-        userRole: caller.role,
-        operation: `approval.${decision}`,
-        method: origin.method,
-        path: origin.path,
-        arguments: { approval_id: id, tool: record.tool, reason, requested_by: record.requestedBy },
-        outcome: 'conflict',
-        statusCode: 409,
-        errorCode: 'CONFLICT',
-        toolCallId: null,
-        conversationId: record.conversationId,
-        durationMs: null,
-      });
     if (record.status !== 'pending') {
-      await refused();
       throw new AirlockError('CONFLICT', `This approval is already ${record.status}.`, { details: { status: record.status } });
     }
     if (record.expiresAt.getTime() <= now().getTime()) {
@@ -218,11 +210,52 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     const after = (await getApprovalRecord(pool, id))!;
     if (!mine) {
       // Someone else (a tab's confirm, another operator) decided first: once means once.
-      await refused();
       const message = after.status === 'pending' ? 'This decision was not recorded; the approval still waits.' : `This approval is already ${after.status}.`;
       throw new AirlockError('CONFLICT', message, { details: { status: after.status } });
     }
     return after;
+  }
+
+  /**
+   * `decideAttempt`, and every attempt it refuses (or fails) gets its own audit row (CONTRACTS:
+   * every attempt has one): a second approve by the same person (409), the requester approving
+   * their own two-person request (403), a lost race (409), an expired one (410), a refused edit or
+   * grant (400/403), a missing step-up (403), an approval the caller may not see (404).
+   */
+  async function decide(...args: Parameters<typeof decideAttempt>): Promise<ApprovalRecord> {
+    try {
+      return await decideAttempt(...args);
+    } catch (error) {
+      await auditRefused(args, error).catch((failed) => deps.log.warn({ err: failed, approvalId: args[1] }, 'a refused decision attempt could not be audited'));
+      throw error;
+    }
+  }
+
+  /**
+   * The audit row of one refused attempt: its status and code; of an approval the caller may not
+   * see, only its id. Also for a front door's own refusals before `decide` (a link's: used,
+   * expired, another approver's, a changed action).
+   */
+  async function auditRefused([caller, id, decision, reason, channel = 'v1']: Parameters<typeof decideAttempt>, error: unknown): Promise<void> {
+    const status = isAirlockError(error) ? error.status : 500;
+    const found = isAirlockError(error) && error.code === 'APPROVAL_NOT_FOUND' ? null : await getApprovalRecord(pool, id);
+    const record = found && canDecide(caller, { tenant: found.requesterTenant, requestedBy: found.requestedBy, terms: termsNow(found) }) ? found : null;
+    await insertAudit(pool, {
+      serviceActor: caller.serviceClientId ?? null,
+      userId: caller.userId,
+      username: caller.username,
+      userRole: caller.role,
+      operation: `approval.${decision}`,
+      method: 'POST',
+      path: attemptPath(id, decision, channel),
+      arguments: { approval_id: id, ...(record ? { tool: record.tool, requested_by: record.requestedBy } : {}), reason, channel },
+      outcome: REFUSAL_OUTCOMES[status] ?? 'error',
+      statusCode: status,
+      errorCode: isAirlockError(error) ? error.code : 'INTERNAL',
+      toolCallId: null,
+      conversationId: record?.conversationId ?? null,
+      durationMs: null,
+    });
   }
 
   /**
@@ -256,5 +289,5 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     return byConversation.size;
   }
 
-  return { visible, decide, expireDue };
+  return { visible, decide, expireDue, auditRefused };
 }

@@ -24,6 +24,33 @@ export function safeBasename(name: string | undefined): string {
   return base || 'blob';
 }
 
+/** At most this many rounds of percent-decoding (`%252e` is `%2e` is `.`). */
+const MAX_DECODES = 4;
+
+/**
+ * Pure: the name an upload is stored under. The client's name is percent-decoded first (every run
+ * of escapes; of one that is not UTF-8, its ASCII escapes), until nothing decodes, then cut to its safe
+ * basename: `%2e%2e%2fx.txt` is `x.txt`, so `..` and `/` never survive in any spelling, and the
+ * stored name is one `resolveStoredPath` accepts back (it was stored as `%2e%2e%2fx.txt`, and its
+ * owner's download, whose URL decodes to `../x.txt`, was a 404).
+ */
+export function uploadName(name: string | undefined): string {
+  let decoded = name ?? '';
+  for (let i = 0; i < MAX_DECODES; i++) {
+    const next = decoded.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        // Not UTF-8 as a whole: its ASCII escapes (`.`, `/`, `\` among them) still decode one by one.
+        return run.replace(/%[0-7][0-9a-f]/gi, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)));
+      }
+    });
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return safeBasename(decoded);
+}
+
 /** Whether a string is a well-formed upload id. */
 export const isUploadId = (id: string): boolean => ID.test(id);
 

@@ -10,7 +10,7 @@ import { chmod, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises
 import { join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { isUploadId, lookupStoredFile, safeBasename } from './files.ts';
+import { isUploadId, lookupStoredFile, uploadName } from './files.ts';
 import { ownerFolder, type OwnerKey } from './ownership.ts';
 import { OwnerBudgets, type UploadBudget, type UploadLimits } from './upload-budget.ts';
 
@@ -76,7 +76,7 @@ export class UploadStore implements UploadStorage {
       budget.request -= written;
       budget.quota -= written;
       const id = randomBytes(16).toString('hex');
-      const name = safeBasename(filename);
+      const name = uploadName(filename);
       const dir = join(this.root, ownerFolder(owner), id);
       await this.#mkdir(dir);
       await rename(tmp, join(dir, name));

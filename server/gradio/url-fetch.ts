@@ -21,7 +21,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type BlockList, type LookupFunction } from 'node:net';
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { safeBasename } from './files.ts';
+import { uploadName } from './files.ts';
 import type { OwnerKey } from './ownership.ts';
 import { addressAllowed } from './url-address.ts';
 import { UploadLimitError, type UploadStorage } from './upload-store.ts';
@@ -80,7 +80,7 @@ export async function fetchUrlToUploads(
       response.destroy();
       throw tooLarge(url, options.maxBytes);
     }
-    const name = safeBasename(target.name || lastSegment(response.url) || 'download');
+    const name = uploadName(target.name || lastSegment(response.url) || 'download');
     let size = 0;
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {

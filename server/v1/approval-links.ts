@@ -24,9 +24,9 @@ const TokenParams = z.strictObject({ token: z.string().min(1).max(200) });
 
 const noReferrer = (reply: FastifyReply) => reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
 
-/** The link of `token` if it may still be used now, else the refusal. */
-async function usableLink(deps: V1Deps, token: string) {
-  const link = await findApprovalLink(deps.pool, token);
+/** The link of `token` (`found`: already read) if it may still be used now, else the refusal. */
+async function usableLink(deps: V1Deps, token: string, found?: Awaited<ReturnType<typeof findApprovalLink>>) {
+  const link = found === undefined ? await findApprovalLink(deps.pool, token) : found;
   if (!link) throw new AirlockError('NOT_FOUND', 'This link is not valid.');
   if (link.usedAt) throw new AirlockError('CONFLICT', 'This link was already used.');
   if (link.expiresAt.getTime() <= Date.now()) throw new AirlockError('APPROVAL_EXPIRED', 'This link has expired.');
@@ -54,12 +54,20 @@ export const approvalLinkDecisionRoutes: FastifyPluginAsync<V1Deps> = async (app
       const { token } = parseWith(TokenParams, request.params);
       const body = parseWith(DecisionBody, request.body);
       const caller = v1Caller(request);
-      const { link } = await usableLink(deps, token);
-      // Another user's session: the link is not theirs, whatever they may decide otherwise.
-      if (caller.userId !== link.userId) throw new AirlockError('FORBIDDEN', 'This link belongs to another approver.');
-      // The action it was minted for, still: checked here, and again when it is consumed.
-      if (!(await linkMatchesAction(deps.pool, link))) throw new AirlockError('CONFLICT', 'The action changed since this link was sent.');
-      return approvalWire(await deps.approvals.decide(caller, link.approvalId, decision, body.reason ?? null, 'link', linkHash(token)));
+      const found = await findApprovalLink(deps.pool, token);
+      try {
+        const { link } = await usableLink(deps, token, found);
+        // Another user's session: the link is not theirs, whatever they may decide otherwise.
+        if (caller.userId !== link.userId) throw new AirlockError('FORBIDDEN', 'This link belongs to another approver.');
+        // The action it was minted for, still: checked here, and again when it is consumed.
+        if (!(await linkMatchesAction(deps.pool, link))) throw new AirlockError('CONFLICT', 'The action changed since this link was sent.');
+      } catch (error) {
+        // A refusal of a real link is an attempt on its approval: audited like the service's own
+        // (a forged token names no approval, and is not).
+        if (found) await deps.approvals.auditRefused([caller, found.approvalId, decision, body.reason ?? null, 'link'], error).catch((e) => request.log.warn({ err: e }, 'a refused link attempt could not be audited'));
+        throw error;
+      }
+      return approvalWire(await deps.approvals.decide(caller, found!.approvalId, decision, body.reason ?? null, 'link', linkHash(token)));
     });
   }
 };

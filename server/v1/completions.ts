@@ -8,6 +8,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { getAgentRun } from '../db/agent-runs.ts';
+import { toAirlockError } from '../error-handler.ts';
 import { AirlockError, isAirlockError, isErrorCode } from '../errors.ts';
 import { openSseResponse, sseFrame, writeNow } from '../http/index.ts';
 import { currentTimings } from '../timing/index.ts';
@@ -157,9 +158,11 @@ export const completionRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) =>
         write(sseFrame({ event: 'error', data: { ...envelope(scope, ++sequence, new Date().toISOString(), { type: 'error', content: failure.message, metadata: { code: failure.code } }), ...v1ErrorBody(failure) } }));
       }
     } catch (error) {
-      // The run could not commit its end (the database went away): say so before done.
-      const e = isAirlockError(error) ? error : new AirlockError('INTERNAL', `Something went wrong on our side (reference ${request.id}).`);
-      if (!isAirlockError(error)) request.log.error({ err: error, runId: run.id }, 'headless stream failed');
+      // The run could not commit its end, or be read back (the database went away, the pool gave no
+      // connection in time): say so before done, as every route does (an outage is
+      // SERVICE_UNAVAILABLE, retryable: db/unavailable.ts), INTERNAL only for the rest.
+      const e = toAirlockError(error, request.id);
+      if (!isAirlockError(error)) request.log[e.code === 'INTERNAL' ? 'error' : 'warn']({ err: error, runId: run.id }, 'headless stream failed');
       write(sseFrame({ event: 'error', data: { ...envelope(scope, ++sequence, new Date().toISOString(), { type: 'error', content: e.message, metadata: { code: e.code } }), ...v1ErrorBody(e) } }));
     } finally {
       clearInterval(heartbeat);

@@ -88,12 +88,21 @@ describe('decision links', () => {
     await db.pool.query(`UPDATE approval_links SET expires_at = now() - interval '1 second' WHERE approval_id = $1 AND user_id = (SELECT id::text FROM users WHERE username = 'admin3')`, [approvalId]);
     expect(await json(await link(admin3Link, '/approve', { user: 'admin3' }))).toMatchObject({ body: { error: { code: 'APPROVAL_EXPIRED' } } });
     expect(await decisions(approvalId)).toBe(0);
+    // Each refusal of a real link is audited, naming the link's route (its token never stored),
+    // not the v1 path (issue 36 item 7); the forged token names no approval.
+    const refused = await db.pool.query(`SELECT username, outcome, status_code, path, arguments->>'channel' AS channel FROM audit_log WHERE arguments->>'approval_id' = $1 AND outcome <> 'success' ORDER BY id`, [approvalId]);
+    const linkPath = '/api/agent/v1/approve/[redacted]/approve';
+    expect(refused.rows).toEqual([
+      { username: 'admin3', outcome: 'denied', status_code: 403, path: linkPath, channel: 'link' },
+      { username: 'admin', outcome: 'denied', status_code: 403, path: linkPath, channel: 'link' },
+      { username: 'admin3', outcome: 'conflict', status_code: 410, path: linkPath, channel: 'link' },
+    ]);
 
     // The approver, signed in: counted, by link.
     const first = await json(await link(admin2Link, '/approve', { user: 'admin2', body: { reason: 'from my phone' } }));
     expect(first).toMatchObject({ status: 200, body: { status: 'pending', approved_by: ['admin2'], decisions: [{ user: 'admin2', decision: 'approve', channel: 'link' }] } });
-    const audit = await db.pool.query(`SELECT arguments->>'channel' AS channel FROM audit_log WHERE arguments->>'approval_id' = $1 AND outcome = 'success'`, [approvalId]);
-    expect(audit.rows).toEqual([{ channel: 'link' }]);
+    const audit = await db.pool.query(`SELECT arguments->>'channel' AS channel, path FROM audit_log WHERE arguments->>'approval_id' = $1 AND outcome = 'success'`, [approvalId]);
+    expect(audit.rows).toEqual([{ channel: 'link', path: '/api/agent/v1/approve/[redacted]/approve' }]);
     // Replay of the used link.
     expect(await json(await link(admin2Link, '/approve', { user: 'admin2' }))).toMatchObject({ status: 409, body: { error: { code: 'CONFLICT' } } });
 

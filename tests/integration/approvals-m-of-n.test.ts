@@ -2,7 +2,8 @@
  * A second approver (issue 26 items 5 and 6), end to end on real processes: the api and the
  * gateway are `server/main.ts` children with a real POLICY_FILE, decisions go through the v1
  * approvals API, the database is real. A production deploy under a two-admin rule: the requester
- * approving their own two-person request is refused (403) and nothing is recorded; the first admin's
+ * approving their own two-person request is refused (403) and nothing is recorded but its audit row
+ * (as for a second approve by the same admin, 409: issue 36 item 7); the first admin's
  * approval is "1 of 2" (the v1 object, the ledger's approval.approved, the audit row with its
  * channel); the gateway is killed with SIGKILL between the first and the second approval; after the
  * restart nothing is lost, no approver counts twice, and the second admin completes it: the deploy
@@ -79,6 +80,15 @@ async function storedCard(approvalId: string): Promise<Record<string, unknown> |
   return items.map((m) => m.metadata ?? {}).find((m) => m.type === 'approval' && m.approval_id === approvalId);
 }
 
+/** An approval's audit rows of refused attempts, oldest first. */
+async function refusedRows(approvalId: string) {
+  const { rows } = await db.pool.query(
+    `SELECT username, operation, outcome, status_code, error_code, path, arguments->>'channel' AS channel FROM audit_log WHERE arguments->>'approval_id' = $1 AND outcome <> 'success' ORDER BY id`,
+    [approvalId],
+  );
+  return rows;
+}
+
 async function deployments(version: string): Promise<number> {
   return (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1`, [version])).rows[0].n;
 }
@@ -93,6 +103,10 @@ describe('two admins for a production deploy (M-of-N)', () => {
     const own = await decide('admin', approvalId, 'approve');
     expect(own).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
     expect((await db.pool.query(`SELECT count(*)::int AS n FROM approval_decisions WHERE approval_id = $1`, [approvalId])).rows[0].n).toBe(0);
+    // ...but the attempt is audited (issue 36 item 7: every attempt has its own audit row).
+    expect(await refusedRows(approvalId)).toEqual([
+      { username: 'admin', operation: 'approval.approve', outcome: 'denied', status_code: 403, error_code: 'FORBIDDEN', path: `/api/agent/v1/approvals/${approvalId}/approve`, channel: 'v1' },
+    ]);
 
     // The first admin: 1 of 2, still pending, nothing run.
     const first = await decide('admin2', approvalId, 'approve', 'looks right');
@@ -104,8 +118,9 @@ describe('two admins for a production deploy (M-of-N)', () => {
     const audit = await db.pool.query(`SELECT username, arguments FROM audit_log WHERE operation = 'approval.approve' AND arguments->>'approval_id' = $1 AND outcome = 'success'`, [approvalId]);
     expect(audit.rows).toEqual([expect.objectContaining({ username: 'admin2', arguments: expect.objectContaining({ result: 'progress', channel: 'v1', approved_count: 1, approvals_required: 2 }) })]);
 
-    // No approver counts twice.
+    // No approver counts twice; the second attempt has its audit row too.
     expect(await decide('admin2', approvalId, 'approve')).toMatchObject({ status: 409, body: { error: { code: 'CONFLICT' } } });
+    expect((await refusedRows(approvalId)).map((r) => [r.username, r.outcome, r.status_code, r.error_code])).toEqual([['admin', 'denied', 403, 'FORBIDDEN'], ['admin2', 'conflict', 409, 'CONFLICT']]);
     // A reload's history shows the card as the live one does: 1 of 2, by admin2.
     expect(await storedCard(approvalId)).toMatchObject({ type: 'approval', status: 'pending', approvals_required: 2, approved_by: ['admin2'] });
 

@@ -1,7 +1,8 @@
 /**
  * Attack tests for uploads bound to their uploader (issue 9 items 5 and 6): another user's file is
  * a 404 to download and unknown to attach, responses carry opaque ids (no server path, no content
- * hash), files are 0600 in 0700 folders, names lose bidi controls, and the per-request total, the
+ * hash), files are 0600 in 0700 folders, names lose bidi controls and are percent-decoded before
+ * their basename is taken (issue 36 item 10), and the per-request total, the
  * per-user quota (race included) and the retention sweep hold.
  */
 import { createHash } from 'node:crypto';
@@ -105,6 +106,26 @@ describe('uploads bound to their owner', () => {
     for (const dir of [join(full, '..'), join(server.dataDir, ownerFolder('dave')), server.dataDir]) {
       expect([dir, (await stat(dir)).mode & 0o777]).toEqual([dir, 0o700]);
     }
+  });
+
+  it('percent-encoded names are decoded, then cut to their basename; the owner downloads each as the path says', async () => {
+    const names: Array<[string, string]> = [
+      ['%2e%2e%2fx.txt', 'x.txt'],
+      ['..%2F..%2Fetc%2Fpasswd', 'passwd'],
+      ['%252e%252e%252fy.txt', 'y.txt'],
+      ['report%20final.txt', 'report final.txt'],
+    ];
+    const { status, body } = await upload(server.url, 'erin', names.map(([name], i) => [new Blob([`content ${i}`]), name] as [Blob, string]));
+    expect(status).toBe(200);
+    const paths = body as string[];
+    expect(paths.map((p) => p.split('/')[1])).toEqual(names.map(([, stored]) => stored));
+    for (const [i, path] of paths.entries()) {
+      // As a Gradio client builds it: the path as the upload answered it, into the URL.
+      const res = await fetch(`${server.url}/gradio_api/file=${path}`, { headers: as('erin') });
+      expect([path, res.status, await res.text()]).toEqual([path, 200, `content ${i}`]);
+    }
+    // Nothing landed outside the id folders.
+    expect(paths.every((p) => /^[0-9a-f]{32}\/[^/]+$/.test(p))).toBe(true);
   });
 });
 

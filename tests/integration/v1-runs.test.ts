@@ -130,10 +130,12 @@ describe('approvals', () => {
     const deployed = await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'checkout-api' AND version = '2.4.1'`);
     expect(deployed.rows[0].n).toBe(1);
     // Audited with the caller.
-    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE operation = 'approval.approve' AND arguments->>'approval_id' = $1`, [approval.id]);
-    expect(audit.rows).toHaveLength(1);
-    expect(audit.rows[0]).toMatchObject({ username: 'admin', outcome: 'success', method: 'POST', path: `/api/agent/v1/approvals/${approval.id}/approve` });
-    expect(audit.rows[0].arguments).toMatchObject({ tool: 'deploy_service', result: 'confirmed', reason: 'operator approved in review UI' });
+    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE operation = 'approval.approve' AND arguments->>'approval_id' = $1 ORDER BY id`, [approval.id]);
+    expect(audit.rows).toHaveLength(2);
+    // The refused attempt first, with its own row (issue 36 item 7), then the decision.
+    expect(audit.rows[0]).toMatchObject({ username: 'admin', outcome: 'invalid', status_code: 400, error_code: 'VALIDATION_ERROR', path: `/api/agent/v1/approvals/${approval.id}/approve` });
+    expect(audit.rows[1]).toMatchObject({ username: 'admin', outcome: 'success', method: 'POST', path: `/api/agent/v1/approvals/${approval.id}/approve` });
+    expect(audit.rows[1].arguments).toMatchObject({ tool: 'deploy_service', result: 'confirmed', reason: 'operator approved in review UI' });
     // Once means once.
     const again = await v1(server.url, `/approvals/${approval.id}/approve`, { token: admin, body: {} });
     expect(again.status).toBe(409);

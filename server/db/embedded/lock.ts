@@ -79,6 +79,12 @@ export async function claimDataDir(dir: string, label: string): Promise<{ releas
   throw new DataDirInUseError(`${label} is being claimed by another process starting at the same time: try again`);
 }
 
+/** The live process running `dir`'s embedded cluster (the server), or null when none runs it. */
+export async function liveOwnerOf(dir: string): Promise<{ pid: number } | null> {
+  const owner = await readOwner(dir);
+  return owner && ownerAlive(owner) ? { pid: owner.pid } : null;
+}
+
 async function readOwner(dir: string): Promise<Owner | null> {
   try {
     const value = JSON.parse(await readFile(ownerPath(dir), 'utf8')) as Owner;

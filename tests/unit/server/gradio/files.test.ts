@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentTypeFor, resolveStoredPath, safeBasename } from '../../../../server/gradio/files.ts';
+import { contentTypeFor, resolveStoredPath, safeBasename, uploadName } from '../../../../server/gradio/files.ts';
 import { ownerFolder } from '../../../../server/gradio/ownership.ts';
 
 const I = 'a'.repeat(32);
@@ -45,6 +45,28 @@ describe('safeBasename', () => {
     // bidi controls would show "invoice\u202egnp.exe" as "invoiceexe.png"
     expect(safeBasename('invoice\u202egnp.exe')).toBe('invoicegnp.exe');
     expect(safeBasename('\u2066a\u2069\u200e\u200f\u061c.txt')).toBe('a.txt');
+  });
+});
+
+describe('uploadName (issue 36 item 10)', () => {
+  it.each([
+    ['%2e%2e%2fx.txt', 'x.txt'],
+    ['..%2F..%2Fetc%2Fpasswd', 'passwd'],
+    ['%2E%2E%5Cwin.ini', 'win.ini'],
+    ['%252e%252e%252fy.txt', 'y.txt'],
+    ['%e0%a4%2e%2e%2fz.txt', 'z.txt'],
+    ['%2e%2e', '_'],
+    ['report%20final.pdf', 'report final.pdf'],
+    ['caf%C3%A9.txt', 'café.txt'],
+    ['50%off.txt', '50%off.txt'],
+    ['notes.txt', 'notes.txt'],
+    [undefined, 'blob'],
+  ])('%s -> %s', (name, stored) => expect(uploadName(name)).toBe(stored));
+
+  it('stores a name its owner reads back: resolveStoredPath accepts every stored name', () => {
+    for (const name of ['%2e%2e%2fx.txt', '%252e%252e%252fy.txt', '%e0%a4%2e%2e%2fz.txt', '50%off.txt', 'caf%C3%A9.txt']) {
+      expect(resolveStoredPath('/data/up', `${I}/${uploadName(name)}`)).not.toBeNull();
+    }
   });
 });
 
