@@ -5,6 +5,7 @@
  */
 import { isGraphInterrupt } from '@langchain/langgraph';
 import { isAirlockError, isErrorCode } from '../errors.ts';
+import { readEditNote } from './edited-call.ts';
 import type { AgentEvent } from './types.ts';
 import type { GrantUse } from './tools/context.ts';
 
@@ -65,9 +66,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The error of an error ToolMessage: its `{error:{code,message}}` content, or the raw text. */
+/**
+ * The error of an error ToolMessage: its `{error:{code,message}}` content, or the raw text. An
+ * edited call's content begins with the note meant for the model (edited-call.ts); the card gets
+ * the tool's own error, not the note (issue 37 item 3).
+ */
 export function toolMessageError(message: Obj): { error: string; code?: ReturnType<typeof codeOf> } {
-  const text = contentText(message.content);
+  const raw = contentText(message.content);
+  const text = readEditNote(raw)?.result ?? raw;
   const data = parseJson(text);
   const artifactCode = isObj(message.artifact) ? message.artifact.code : undefined;
   const inner = isObj(data) && isObj(data.error) ? data.error : undefined;

@@ -57,7 +57,25 @@ export function replacedApprovalDrafts(runId: string, opened: OpenedApproval[]):
 export function approvalResolvedDraft(runId: string, r: Pick<ResolvedApproval, 'approvalId' | 'result' | 'reason'> & { approval?: ResolvedApproval['approval'] }): EventDraft {
   // An approval confirmed with edited arguments says so (issue 27 item 1); a denied edit ran nothing.
   const edited = r.approval && r.result === 'confirmed' ? editOf(r.approval) : null;
-  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason, ...(edited ? { edited } : {}) } };
+  const by = deciderOf(r);
+  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason, ...(by ? { by } : {}), ...(edited ? { edited } : {}) } };
+}
+
+/**
+ * The decider's username of a resolved approval, or undefined (an expiry: nobody). The decision
+ * returns the row as `resolveApproval` left it, which carries its decider (read here, not queried
+ * again: no query on the confirm path). Issue 37 item 3: "Approved with changes by admin".
+ */
+export function deciderOf(r: { approval?: ResolvedApproval['approval'] }): string | undefined {
+  const decider = (r.approval as { decider?: { username?: unknown } | null } | undefined)?.decider;
+  return typeof decider?.username === 'string' && decider.username ? decider.username : undefined;
+}
+
+/** What the stored approval card keeps of its decision (issue 37 item 3): who decided, and an edit's arguments before and after. */
+export function resolvedCardPatch(r: Pick<ResolvedApproval, 'result'> & { approval?: ResolvedApproval['approval'] }): Record<string, unknown> {
+  const edited = r.approval && r.result === 'confirmed' ? editOf(r.approval) : null;
+  const by = deciderOf(r);
+  return { ...(by ? { decided_by: by } : {}), ...(edited ? { edited: { original_args: edited.original_args, args: edited.args } } : {}) };
 }
 
 /** The answer segment streamed so far, or nothing when it is empty and nothing marks it. */

@@ -86,9 +86,10 @@ const KIND_PAYLOADS = {
   'approval.approved': z.strictObject({ run_id: RunId, approval_id: z.uuid(), by: z.string().min(1), approved_count: z.number().int().positive(), approvals_required: z.number().int().positive() }),
   // `reason` (issue 23): absent on events written before it.
   // `edited` (issue 27 item 1): confirmed with the arguments edited; the original, the edited, the
-  // RFC 6902 patch between them, and both action hashes.
+  // RFC 6902 patch between them, and both action hashes. `by` (issue 37 item 3): the decider's
+  // username (absent on an expiry, a state change's closing, and events written before it).
   'approval.resolved': z.strictObject({
-    run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']), reason: z.enum(APPROVAL_REASONS).optional(),
+    run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']), reason: z.enum(APPROVAL_REASONS).optional(), by: z.string().min(1).optional(),
     edited: ArgumentsEditSchema.extend({ original_action_hash: z.string().nullable(), action_hash: z.string() }).optional(),
   }),
   'assistant.message': z.strictObject({

@@ -187,8 +187,9 @@ export class Transcript {
     await this.#patchCard('approval_id', p.approvalId, { approvals_required: p.approvalsRequired, approved_by: p.approvedBy }, tx);
   }
 
-  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', reason: ApprovalReason, tx: Queryable = this.#db): Promise<void> {
-    await this.#patchCard('approval_id', approvalId, { status, reason }, tx);
+  /** `extra`: who decided and an edit's arguments (drafts.ts resolvedCardPatch), so a reload says "Approved with changes by …". */
+  async approvalResolved(approvalId: string, status: 'confirmed' | 'denied' | 'expired', reason: ApprovalReason, tx: Queryable = this.#db, extra: Record<string, unknown> = {}): Promise<void> {
+    await this.#patchCard('approval_id', approvalId, { ...extra, status, reason }, tx);
   }
 
   /** Updates a card written by an earlier run (a resumed turn's tool, a paused turn's approval). */

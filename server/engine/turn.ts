@@ -26,7 +26,7 @@ import { findApproval, listUnresumedApprovals, markResumed } from '../db/approva
 import { isUuid } from '../db/conversations.ts';
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
-import { approvalProgressDraft, approvalResolvedDraft } from './drafts.ts';
+import { approvalProgressDraft, approvalResolvedDraft, resolvedCardPatch } from './drafts.ts';
 import { userMessageExtras } from './input-seqs.ts';
 import type { LiveEvent } from './events.ts';
 import { concatUnlessPaused, resumeOwed, startEarly, stillPending, type ResumeContext } from './resume.ts';
@@ -84,7 +84,7 @@ async function* decidePending(t: TurnScope): AsyncGenerator<LiveEvent, Decided> 
       const turn = { conversationId, userId: ctx.user.userId, action: isDecision(input.action) ? input.action : null, approvalId: input.approvalId, now: deps.now, decidedBy: input.decidedBy, note: input.decisionNote, grant: input.grant, origin: input.origin, outbox: deps.approvalOutbox, edit: editFor(t, input.editedArgs) };
       ({ resolved, progress } = await decideApprovals(tx, turn, pendingApprovals));
       for (const p of progress) await t.transcript.approvalProgress(p, tx);
-      for (const r of resolved) await t.transcript.approvalResolved(r.approvalId, r.result, r.reason, tx);
+      for (const r of resolved) await t.transcript.approvalResolved(r.approvalId, r.result, r.reason, tx, resolvedCardPatch(r));
       return [...progress.map((p) => approvalProgressDraft(runId, p)), ...resolved.map((r) => approvalResolvedDraft(runId, r))];
     });
     deps.onApprovalsResolved?.(resolved);

@@ -9,7 +9,12 @@
  *   needs named; nothing opened;
  * - in the inbox, an admin edits another admin's staging deploy into production (a two-admin rule):
  *   it now needs a second admin, who approves it; production got the deploy once. A value the
- *   schema refuses is said by its field there too.
+ *   schema refuses is said by its field there too;
+ * - issue 37 item 2: a number edit (a maintenance of 30 minutes made 45, after values
+ *   out of range both ways): each refusal is said by the Duration field, and 45 is what runs;
+ * - issue 37 item 3: an edit into an environment that does not exist: the decided card reads
+ *   "Approved with changes by admin: environment staging → moon", live and after a reload, and the
+ *   tool line says the tool's error, not the note written for the model.
  */
 import { connected, expect, send, shot, test } from './support/fixtures.ts';
 import { EDIT_POLICY } from '../helpers/approval-policy.ts';
@@ -63,6 +68,69 @@ test('edit the version and confirm: the tool card and the final answer name the 
   await expect(answer).not.toContainText('6.1.0');
   expect(await deployments('6.1.1', 'staging')).toBe(1);
   expect(await deployments('6.1.0', 'staging')).toBe(0);
+  await page.context().close();
+});
+
+test('a number edit: Duration 45 runs with 45; -5 and 2000 are said by the field (issue 37 item 2)', async ({ browser }) => {
+  const page = await app.personPage(browser, 'admin');
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await connected(page);
+  await send(page, 'Start maintenance on orders-api for 30 minutes because of a schema migration');
+  const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
+  await expect(pending).toBeVisible({ timeout: 20_000 });
+  await pending.getByRole('button', { name: 'Edit…' }).click();
+  const editor = pending.getByTestId('arguments-editor');
+  const duration = editor.locator('input[name=duration_minutes]');
+  await expect(duration).toHaveValue('30');
+  const durationError = editor.locator('label', { has: page.locator('input[name=duration_minutes]') }).getByRole('alert');
+  // Out of range both ways (the tool's schema allows 1..1440, as the api does): said by the field.
+  for (const [wrong, said] of [['-5', '>=1'], ['2000', '<=1440']]) {
+    await duration.fill(wrong);
+    await editor.getByRole('button', { name: 'Confirm with these arguments' }).click();
+    await expect(durationError).toContainText(said, { timeout: 20_000 });
+    await expect(duration).toHaveAttribute('aria-invalid', 'true');
+    await expect(duration).toHaveValue(wrong);
+    await expect(pending).toHaveAttribute('data-status', 'pending');
+  }
+  await duration.fill('45');
+  await editor.getByRole('button', { name: 'Confirm with these arguments' }).click();
+  const tool = page.locator('[data-testid=tool-card][data-tool=start_maintenance]');
+  await expect(tool).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
+  const windows = await app.product.query<{ minutes: number }>(
+    `SELECT (extract(epoch FROM ends_at - starts_at) / 60)::int AS minutes FROM maintenance_events WHERE service = 'orders-api' AND reason LIKE '%schema migration%'`,
+  );
+  expect(windows).toEqual([{ minutes: 45 }]);
+  expect(errors).toEqual([]);
+  await page.context().close();
+});
+
+test('after an edited approve the card says the changes and who made them; the tool line the tool\'s error (issue 37 item 3)', async ({ browser }) => {
+  const page = await app.personPage(browser, 'admin');
+  await connected(page);
+  await send(page, 'Deploy checkout-api 2.4.1 to staging');
+  const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
+  await expect(pending).toBeVisible({ timeout: 20_000 });
+  await pending.getByRole('button', { name: 'Edit…' }).click();
+  await pending.getByTestId('arguments-editor').locator('input[name=environment]').fill('moon');
+  await pending.getByRole('button', { name: 'Confirm with these arguments' }).click();
+
+  const decided = page.locator('[data-testid=confirm-card][data-status=confirmed]');
+  const tool = page.locator('[data-testid=tool-card][data-tool=deploy_service]');
+  const honest = async () => {
+    await expect(decided).toContainText('Approved with changes by admin: environment staging → moon', { timeout: 20_000 });
+    await expect(decided).not.toContainText('Deploy checkout-api version 2.4.1 to staging');
+    await expect(tool).toHaveAttribute('data-status', 'error', { timeout: 20_000 });
+    await expect(tool).toContainText('Unknown environment "moon".');
+    await expect(tool).not.toContainText('Note:');
+    await expect(tool).not.toContainText('{"error"');
+  };
+  await honest();
+  await expect(page.getByTestId('answer').last()).toHaveAttribute('data-streaming', 'false', { timeout: 20_000 });
+  await shot(page, '35-edited-history');
+  await page.reload();
+  await connected(page);
+  await honest();
   await page.context().close();
 });
 

@@ -5,7 +5,9 @@
  * Gradio route (bearer or `/login` cookie); tools run with that identity. An SSE session belongs
  * to its opener: another identity posting to its session id gets a 404. The SSE stream stays on
  * the replica that opened it; its `/messages/` POSTs may land on any replica and reach it through
- * the session bus's mailboxes (one process: delivered at once).
+ * the session bus's mailboxes (one process: delivered at once). Every path first checks Host and
+ * Origin against DNS rebinding (mcp/origin.ts; 403 otherwise). `/gradio_api/mcp` is served with and
+ * without its trailing slash (the MCP Inspector rewrites paths not ending in `/mcp`).
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +18,7 @@ import { identityOf, ownerOf } from '../auth.ts';
 import type { GradioContext } from '../context.ts';
 import { RequestRejectedError } from '../errors.ts';
 import { createMcpServer, selectedTools, type McpCaller } from '../mcp/server.ts';
+import { mcpOriginRefusal } from '../mcp/origin.ts';
 import { mcpTools } from '../mcp/tools.ts';
 import type { OwnerKey } from '../ownership.ts';
 
@@ -27,6 +30,11 @@ const SSE_SESSIONS_PER_OWNER = 8;
 /** Registers the MCP routes. */
 export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): void {
   if (!ctx.options.mcpServer) return;
+  // Each MCP route's first hook: a rebinding page is refused whatever its browser sends.
+  const onRequest = async (request: FastifyRequest) => {
+    const refusal = mcpOriginRefusal(request.headers, ctx.options.publicUrl);
+    if (refusal) throw new RequestRejectedError(403, refusal, 'FORBIDDEN');
+  };
   const sse = new Map<string, { transport: SSEServerTransport; owner: OwnerKey }>();
   const caller = (request: FastifyRequest, canElicit: boolean): McpCaller => ({
     identity: identityOf(request),
@@ -49,10 +57,10 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): voi
     await transport.handleRequest(request.raw, reply.raw, request.body);
   };
   for (const path of ['/gradio_api/mcp', '/gradio_api/mcp/', '/gradio_api/mcp/http', '/gradio_api/mcp/http/']) {
-    app.route({ method: ['GET', 'POST', 'DELETE'], url: path, handler: streamable });
+    app.route({ method: ['GET', 'POST', 'DELETE'], url: path, onRequest, handler: streamable });
   }
 
-  app.get('/gradio_api/mcp/sse', async (request, reply) => {
+  app.get('/gradio_api/mcp/sse', { onRequest }, async (request, reply) => {
     if (sse.size >= SSE_SESSIONS_MAX) throw new RequestRejectedError(503, 'Too many MCP SSE sessions are open; use the streamable HTTP endpoint.', 'SERVICE_UNAVAILABLE');
     const owner = ownerOf(request, ctx.options.identityKey);
     if (owner !== null && [...sse.values()].filter((s) => s.owner === owner).length >= SSE_SESSIONS_PER_OWNER) {
@@ -99,9 +107,9 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: GradioContext): voi
     if (sent !== 'sent') throw new RequestRejectedError(404, 'Session not found.');
     return reply.code(202).type('text/plain').send('Accepted');
   };
-  for (const path of ['/gradio_api/mcp/messages', '/gradio_api/mcp/messages/']) app.post(path, post);
+  for (const path of ['/gradio_api/mcp/messages', '/gradio_api/mcp/messages/']) app.post(path, { onRequest }, post);
 
-  app.get('/gradio_api/mcp/schema', async () =>
+  app.get('/gradio_api/mcp/schema', { onRequest }, async () =>
     mcpTools(ctx.endpoints).map((tool) => ({
       ...tool,
       meta: { file_data_present: false, mcp_type: 'tool', endpoint_name: tool.name },

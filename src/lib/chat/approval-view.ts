@@ -31,6 +31,19 @@ export function cardExtrasOf(card: object): Pick<ApprovalItem, 'preview' | 'labe
   };
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Who decided, and an edit's arguments before and after (issue 37 item 3), of a `confirm_resolved`
+ * (`by`, `edited`) or a stored card (`decided_by`, `edited`), read defensively.
+ */
+export function decisionOf(message: object): Pick<ApprovalItem, 'decidedBy' | 'edited'> {
+  const m = message as Record<string, unknown>;
+  const by = typeof m.by === 'string' ? m.by : typeof m.decided_by === 'string' ? m.decided_by : '';
+  const e = m.edited as { original_args?: unknown; args?: unknown } | undefined;
+  return { ...(by ? { decidedBy: by } : {}), ...(e && isRecord(e.original_args) && isRecord(e.args) ? { edited: { from: e.original_args, to: e.args } } : {}) };
+}
+
 /** The grant of a tool_start/tool_end or stored tool card, when the call ran under one. */
 export function grantUseOf(card: object): { grant: { id: string; by: string; until: string } } | Record<string, never> {
   const m = card as Record<string, unknown>;

@@ -31,17 +31,38 @@ export function supersedeWarning(pending: readonly Pick<ApprovalItem, 'tool' | '
   return `Sending this will deny the ${pending.length} pending actions: ${pending.map(pendingActionPhrase).join(', ')}.`;
 }
 
-/** A decided card's label: the reason, when the server gave one, says why it was denied. */
-export function outcomeLabel(item: Pick<ApprovalItem, 'status' | 'reason'>): string {
+/**
+ * What an edit changed, for people (issue 37 item 3): "environment staging → moon", each changed
+ * argument under its label (its first letter small, as mid-sentence), in the proposal's order.
+ */
+export function changesText(from: Record<string, unknown>, to: Record<string, unknown>, labels: Record<string, string> = {}): string {
+  const shown = (v: unknown) => (v === undefined ? '(none)' : typeof v === 'string' ? v : JSON.stringify(v));
+  const keys = [...new Set([...Object.keys(from), ...Object.keys(to)])];
+  return keys
+    .filter((k) => JSON.stringify(from[k]) !== JSON.stringify(to[k]))
+    .map((k) => {
+      const label = labels[k] ?? k;
+      return `${label.charAt(0).toLowerCase()}${label.slice(1)} ${shown(from[k])} → ${shown(to[k])}`;
+    })
+    .join('; ');
+}
+
+/**
+ * A decided card's label: the reason, when the server gave one, says why it was denied; who
+ * decided, when the server said; "Approved with changes" when the call ran edited arguments (the
+ * card then says the changes, not the proposal's question).
+ */
+export function outcomeLabel(item: Pick<ApprovalItem, 'status' | 'reason' | 'decidedBy' | 'edited'>): string {
+  const by = item.decidedBy ? ` by ${item.decidedBy}` : '';
   switch (item.status) {
     case 'confirmed':
-      return 'Confirmed';
+      return item.edited ? `Approved with changes${by}` : `Confirmed${by}`;
     case 'expired':
       return 'Expired';
     case 'pending':
       return 'Waiting';
     case 'denied':
       if (item.reason === STATE_CHANGED) return 'Not run: the state changed (asked again below)';
-      return item.reason === SUPERSEDED ? 'Denied (new message)' : 'Denied';
+      return item.reason === SUPERSEDED ? 'Denied (new message)' : `Denied${by}`;
   }
 }

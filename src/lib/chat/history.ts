@@ -3,7 +3,7 @@
  * reloaded conversation, including a still-pending approval, renders like a live one.
  * @module
  */
-import { cardExtrasOf, grantUseOf } from './approval-view.ts';
+import { cardExtrasOf, decisionOf, grantUseOf } from './approval-view.ts';
 import { isRefusal, isRetryable, toErrorCode } from './errors.ts';
 import type { ApprovalStatus, ChatItem, StoredMessage, ToolStatus } from './types.ts';
 
@@ -43,6 +43,7 @@ function itemsFromMessage(message: StoredMessage): ChatItem[] {
         status: (APPROVAL.includes(str(m.status)) ? m.status : 'pending') as ApprovalStatus,
         ...(str(m.reason) ? { reason: str(m.reason) } : {}),
         ...cardExtrasOf(m),
+        ...decisionOf(m),
       }];
     default: {
       const items: ChatItem[] = [];

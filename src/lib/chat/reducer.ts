@@ -4,7 +4,7 @@
  * Every step is idempotent where the wire repeats itself (the completion re-sends the last yield).
  * @module
  */
-import { cardExtrasOf, grantUseOf } from './approval-view.ts';
+import { cardExtrasOf, decisionOf, grantUseOf } from './approval-view.ts';
 import { SUPERSEDED } from './approval-words.ts';
 import { keptBeforeFork, withStoredRefs } from './branch-view.ts';
 import { NOT_ALLOWED, errorText, isRefusal, isRetryable, toErrorCode } from './errors.ts';
@@ -174,7 +174,7 @@ function applyWire(view: ChatView, message: WireChatMessage): ChatView {
         // The server's reason when it sends one; else what this tab knows: its new message
         // superseded the card (a followed run's decision made elsewhere stays unexplained).
         const reason = str(m.reason) || (status === 'denied' && i.deciding === 'supersede' ? SUPERSEDED : '');
-        return { ...i, status, deciding: undefined, ...(reason ? { reason } : {}) };
+        return { ...i, status, deciding: undefined, ...(reason ? { reason } : {}), ...decisionOf(m) };
       });
       return { ...view, items, phase: 'streaming', announcement: `Action ${status}.` };
     }

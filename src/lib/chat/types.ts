@@ -110,6 +110,10 @@ export interface ApprovalItem extends StoredRef {
   stepUp?: boolean;
   /** Why the server refused the arguments of its last edited confirm, by path (the card places them by its fields). */
   fieldErrors?: ErrorField[];
+  /** Who decided it (a username), when the server said (issue 37 item 3). */
+  decidedBy?: string;
+  /** Confirmed with the arguments edited: what was proposed and what ran (issue 37 item 3). */
+  edited?: { from: Record<string, unknown>; to: Record<string, unknown> };
 }
 export interface ErrorItem extends StoredRef {
   kind: 'error';

@@ -168,6 +168,8 @@ function metadataUnion<W extends z.ZodRawShape, G extends z.ZodRawShape>(wire: W
       result: z.enum(['confirmed', 'denied', 'expired']),
       approval_id: z.string(),
       reason: z.enum(APPROVAL_REASONS).optional(),
+      /** Who decided (a username; issue 37 item 3); absent on an expiry. */
+      by: z.string().optional(),
       /** Confirmed with the arguments edited (issue 27 item 1): the call ran `edited.args`. */
       edited: ArgumentsEditSchema.optional(),
       ...wire,

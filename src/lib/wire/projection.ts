@@ -44,7 +44,7 @@ export type ProjectedEvent =
     }
   /** One approver of several approved (issue 26): the approval stays pending. */
   | { kind: 'approval.approved'; payload: { approval_id: string; by: string; approved_count: number; approvals_required: number } }
-  | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason; edited?: ArgumentsEdit & { original_action_hash?: string | null; action_hash?: string } } }
+  | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason; by?: string; edited?: ArgumentsEdit & { original_action_hash?: string | null; action_hash?: string } } }
   | { kind: 'run.finished'; payload: { status: string; error_code: string | null; error_detail?: string; error_fields?: ErrorField[] } }
   /** Issue 29: the /chat stream shows nothing of them; history names the branch (`active_branch`). */
   | { kind: 'branch.forked' | 'branch.switched'; payload: { branch?: number } };
@@ -118,7 +118,7 @@ export class ChatProjection {
       case 'approval.resolved': {
         const p = event.payload;
         const edited = p.edited ? { original_args: p.edited.original_args, args: p.edited.args, patch: p.edited.patch } : undefined;
-        return [{ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(p.reason ? { reason: p.reason } : {}), ...(edited ? { edited } : {}) }];
+        return [{ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(p.reason ? { reason: p.reason } : {}), ...(p.by ? { by: p.by } : {}), ...(edited ? { edited } : {}) }];
       }
       case 'run.finished': {
         const p = event.payload;

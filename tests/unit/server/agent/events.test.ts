@@ -3,6 +3,7 @@ import { GraphInterrupt } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { AirlockError } from '../../../../server/errors.ts';
 import { contentText, createMappingState, toAgentEvents } from '../../../../server/agent/events.ts';
+import { editedResult } from '../../../../server/agent/edited-call.ts';
 import type { AgentEvent } from '../../../../server/agent/types.ts';
 
 const model = { langgraph_node: 'model_request' };
@@ -27,6 +28,11 @@ describe('toAgentEvents', () => {
       [{ type: 'tool_error', tool: 'check_health', error: 'down', code: 'TOOL_FAILURE', toolCallId: 'c1' }]],
     ['a denial has no taxonomy code', ['tools', { event: 'on_tool_end', toolCallId: 'c1', name: 'x', output: failed('{"error":{"code":"DENIED","message":"Not done: the user denied x."}}', 'DENIED') }],
       [{ type: 'tool_error', tool: 'x', error: 'Not done: the user denied x.', toolCallId: 'c1' }]],
+    // Issue 37 item 3: an edited call's error result begins with the note for the model; the card gets the tool's error.
+    ['an edited call\'s error: the tool\'s words, not the note', ['tools', { event: 'on_tool_end', toolCallId: 'c1', name: 'deploy_service', output: editedResult('deploy_service', 'c1', { environment: 'moon' }, failed('{"error":{"code":"VALIDATION_ERROR","message":"unknown environment moon"}}', 'VALIDATION_ERROR')) }],
+      [{ type: 'tool_error', tool: 'deploy_service', error: 'unknown environment moon', code: 'VALIDATION_ERROR', toolCallId: 'c1' }]],
+    ['an edited call\'s plain error text', ['tools', { event: 'on_tool_end', toolCallId: 'c1', name: 'x', output: editedResult('x', 'c1', { a: 1 }, failed('Error: bad input')) }],
+      [{ type: 'tool_error', tool: 'x', error: 'Error: bad input', toolCallId: 'c1' }]],
     ['langchain\'s plain error text', ['tools', { event: 'on_tool_end', toolCallId: 'c1', name: 'x', output: failed('Error: bad input') }],
       [{ type: 'tool_error', tool: 'x', error: 'Error: bad input', toolCallId: 'c1' }]],
     ['a thrown AirlockError keeps its code', ['tools', { event: 'on_tool_error', toolCallId: 'c1', name: 'x', error: new AirlockError('FORBIDDEN', 'no') }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeLabel, pendingActionPhrase, SUPERSEDED, supersedeWarning } from '../../../../../src/lib/chat/approval-words.ts';
+import { changesText, outcomeLabel, pendingActionPhrase, SUPERSEDED, supersedeWarning } from '../../../../../src/lib/chat/approval-words.ts';
 
 describe('approval words', () => {
   it('names the pending action by its tool and what it is about', () => {
@@ -23,6 +23,19 @@ describe('approval words', () => {
     expect(outcomeLabel({ status: 'denied', reason: 'user_denied' })).toBe('Denied');
     expect(outcomeLabel({ status: 'denied' })).toBe('Denied');
     expect(outcomeLabel({ status: 'confirmed' })).toBe('Confirmed');
+    // Issue 37 item 3: who decided, and an edit says it ran with changes.
+    expect(outcomeLabel({ status: 'confirmed', decidedBy: 'admin' })).toBe('Confirmed by admin');
+    expect(outcomeLabel({ status: 'denied', reason: 'user_denied', decidedBy: 'ann' })).toBe('Denied by ann');
+    expect(outcomeLabel({ status: 'confirmed', decidedBy: 'admin', edited: { from: { environment: 'staging' }, to: { environment: 'moon' } } })).toBe('Approved with changes by admin');
     expect(outcomeLabel({ status: 'expired', reason: 'approval_timeout' })).toBe('Expired');
+  });
+});
+
+describe('changesText (issue 37 item 3)', () => {
+  it('says each changed argument: its label (small first letter), then proposed → ran', () => {
+    expect(changesText({ service: 'checkout-api', version: '2.4.1', environment: 'staging' }, { service: 'checkout-api', version: '2.4.1', environment: 'moon' })).toBe('environment staging → moon');
+    expect(changesText({ duration_minutes: 30, flags: { a: 1 } }, { duration_minutes: 45, flags: { a: 2 } }, { duration_minutes: 'Duration (minutes)' })).toBe('duration (minutes) 30 → 45; flags {"a":1} → {"a":2}');
+    expect(changesText({ a: 'x' }, { b: 'y' })).toBe('a x → (none); b (none) → y');
+    expect(changesText({ a: 'x' }, { a: 'x' })).toBe('');
   });
 });

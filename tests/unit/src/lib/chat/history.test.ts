@@ -58,4 +58,12 @@ describe('itemsFromHistory (CONTRACTS §4 stored shapes)', () => {
     expect(card).toMatchObject({ kind: 'approval', approvalsRequired: 2, approvedBy: ['admin2'] });
     expect(progressText({ approvals_required: 2, approved_by: (card as { approvedBy: string[] }).approvedBy })).toBe('1 of 2 approved (by admin2)');
   });
+
+  it('a stored card decided with changes reads who decided and what was proposed and ran (issue 37 item 3)', () => {
+    const [card] = itemsFromHistory([m('d', 'assistant', '', { type: 'approval', approval_id: 'ap3', tool: 'deploy_service', status: 'confirmed', reason: 'user_confirmed', decided_by: 'admin', edited: { original_args: { environment: 'staging' }, args: { environment: 'moon' } } })]);
+    expect(card).toMatchObject({ kind: 'approval', status: 'confirmed', decidedBy: 'admin', edited: { from: { environment: 'staging' }, to: { environment: 'moon' } } });
+    const [plain] = itemsFromHistory([m('e', 'assistant', '', { type: 'approval', approval_id: 'ap4', tool: 'x', status: 'expired', edited: { args: 'no' } })]);
+    expect(plain).not.toHaveProperty('edited');
+    expect(plain).not.toHaveProperty('decidedBy');
+  });
 });

@@ -256,6 +256,15 @@ describe('applyChatEvent', () => {
       expect: (v) => expect(v.items[0]).toMatchObject({ status: 'denied', reason: 'user_denied' }),
     },
     {
+      name: 'confirmed with changes: the card keeps who decided and what was proposed and ran (issue 37 item 3)',
+      events: [
+        { type: 'loaded', items: [pendingCard] },
+        { type: 'submitted', text: '', action: 'confirm', approvalId: 'a' },
+        msg({ role: 'assistant', content: '', metadata: { type: 'confirm_resolved', result: 'confirmed', approval_id: 'a', reason: 'user_confirmed', by: 'admin', edited: { original_args: { environment: 'staging' }, args: { environment: 'moon' }, patch: [{ op: 'replace', path: '/environment', value: 'moon' }] } } }),
+      ],
+      expect: (v) => expect(v.items[0]).toMatchObject({ status: 'confirmed', decidedBy: 'admin', edited: { from: { environment: 'staging' }, to: { environment: 'moon' } } }),
+    },
+    {
       name: "edited arguments the server refused go on the card being confirmed (no error card); the next confirm clears them",
       events: [
         { type: 'loaded', items: [pendingCard] },
