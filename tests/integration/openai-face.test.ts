@@ -15,7 +15,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startNginx } from '../helpers/nginx.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, v1 } from './headless-support.ts';
+import { eventually, readRaw, v1 } from './headless-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -80,7 +80,7 @@ describe('POST /chat/completions', () => {
 
   it('stream: true sends chat.completion.chunk deltas (role first), a last chunk with finish_reason, then usage', async () => {
     const stream = await client(operator).chat.completions.create({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'What is the health of payments-api?' }] });
-    const chunks = [];
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0].id)).toBe(true);
     expect(chunks[0].choices[0].delta.role).toBe('assistant');
@@ -138,16 +138,6 @@ describe('POST /chat/completions', () => {
   });
 });
 
-/** Reads a raw SSE response to its end, calling `onText` with all text so far after each chunk. */
-async function readRaw(res: Response, onText: (raw: string) => Promise<void> | void): Promise<string> {
-  let raw = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    raw += decoder.decode(chunk, { stream: true });
-    await onText(raw);
-  }
-  return raw;
-}
 const dataOf = (raw: string) => raw.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => b.slice(6));
 
 describe('a call that needs approval', () => {
