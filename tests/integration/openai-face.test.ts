@@ -99,6 +99,10 @@ describe('POST /chat/completions', () => {
     const said = first.choices[0].message.content!;
     const second = await client(operator).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: said }, { role: 'user', content: 'What is the health of payments-api?' }] });
     expect((second as any).conversation_id).toBe(id);
+    // The same transcript from another user is never this user's conversation.
+    const next = [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: said }, { role: 'user', content: 'What is the health of payments-api?' }, { role: 'assistant', content: second.choices[0].message.content }, { role: 'user', content: 'next' }];
+    const intruder = await client(admin).chat.completions.create({ model: MODEL, messages: next } as any);
+    expect((intruder as any).conversation_id).not.toBe(id);
     // A transcript that is not the stored one (another answer) is a new conversation.
     const other = await client(operator).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: 'something else' }, { role: 'user', content: 'and now?' }] });
     expect((other as any).conversation_id).not.toBe(id);
@@ -230,8 +234,10 @@ describe('a call that needs approval', () => {
       ],
     } as any);
     expect(reply.choices[0].message.tool_calls ?? []).toEqual([]);
-    const after = (await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body;
-    expect(after.status).not.toBe('approved');
+    // Like any new message, it supersedes the waiting call: a deny, audited as made through this face.
+    expect((await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body).toMatchObject({ status: 'denied', resolution_reason: 'superseded_by_new_message' });
+    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE arguments->>'approval_id' = $1`, [approval.id]);
+    expect(audit.rows.map((r) => [r.operation, r.username, r.path])).toEqual([['approval.deny', 'admin', '/api/agent/openai/v1/chat/completions']]);
     expect((await ledgerKinds(conversationId, 'tool.result')).filter((p) => p.tool === 'deploy_service' && p.status === 'done')).toEqual([]);
   }, 60_000);
 });
