@@ -14,10 +14,10 @@
  * @module
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { RETRY_AFTER_S, toAirlockError } from '../error-handler.ts';
+import { toAirlockError } from '../error-handler.ts';
 import { AirlockError } from '../errors.ts';
-import { openSseResponse, retryAfterOf, sseComment, writeNow } from '../http/index.ts';
-import { v1Authenticate, v1Caller, v1ResolveUserKey, type V1Deps, type V1IdentityDeps } from '../v1/face.ts';
+import { openSseResponse, sseComment, writeNow } from '../http/index.ts';
+import { useErrorBodies, v1Authenticate, v1Caller, v1ResolveUserKey, type V1Deps, type V1IdentityDeps } from '../v1/face.ts';
 import { answer, type Answer } from './answer.ts';
 import { findConversation } from './conversation.ts';
 import { CONVERSATION_HEADER, parseChatRequest } from './request.ts';
@@ -35,13 +35,7 @@ export interface OpenAiRoutesOptions {
 const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 
 export const openAiRoutes: FastifyPluginAsync<OpenAiRoutesOptions> = async (app, { deps, identity, heartbeatMs }) => {
-  app.setErrorHandler((error, request, reply) => {
-    const e = toAirlockError(error, request.id);
-    if (e.code === 'INTERNAL') request.log.error({ err: error, correlationId: request.id }, 'unexpected error');
-    const wait = e.code === 'SERVICE_UNAVAILABLE' ? RETRY_AFTER_S : retryAfterOf(e);
-    if (wait !== null) reply.header('retry-after', String(wait));
-    reply.status(e.status).send(errorBody(e));
-  });
+  useErrorBodies(app, errorBody);
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(errorBody(new AirlockError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });

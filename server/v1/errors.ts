@@ -19,16 +19,21 @@ export function v1ErrorBody(error: AirlockError): V1ErrorBody {
   return { type: 'error', ...toErrorBody(error) };
 }
 
-/** Sets the v1 error envelope for the routes of this (encapsulated) plugin scope. */
-export function useV1ErrorBodies(app: FastifyInstance): void {
+/** Sets an error envelope (`body`) for the routes of this (encapsulated) plugin scope: the taxonomy's status, Retry-After when it says to wait. */
+export function useErrorBodies(app: FastifyInstance, body: (error: AirlockError) => unknown): void {
   app.setErrorHandler((error, request, reply) => {
     const airlockError = toAirlockError(error, request.id);
     if (airlockError.code === 'INTERNAL') request.log.error({ err: error, correlationId: request.id }, 'unexpected error');
     if (airlockError.code === 'SERVICE_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_S));
     const wait = retryAfterOf(airlockError);
     if (wait !== null) reply.header('retry-after', String(wait));
-    reply.status(airlockError.status).send(v1ErrorBody(airlockError));
+    reply.status(airlockError.status).send(body(airlockError));
   });
+}
+
+/** Sets the v1 error envelope for the routes of this (encapsulated) plugin scope. */
+export function useV1ErrorBodies(app: FastifyInstance): void {
+  useErrorBodies(app, v1ErrorBody);
 }
 
 /**

@@ -26,6 +26,8 @@ import type { UserTokenMinter } from './user-token.ts';
 const TURN_REQUEST = /^v1:([A-Za-z0-9._:-]{1,128}):\d+$/; // run ids are opaque (issue 24): the attempt is the last part
 /** What a refused POST /runs tells the client to wait (seconds). */
 const QUEUE_RETRY_AFTER_S = 5;
+/** The route of a live run another face started (its `metadata.face`), for the audit of what its message supersedes. */
+const FACE_PATHS: Record<string, string> = { openai: '/api/agent/openai/v1/chat/completions' };
 export const turnRequestId = (runId: string, attempt: number): string => `v1:${runId}:${attempt}`;
 
 export interface RunServiceDeps {
@@ -112,7 +114,7 @@ export function createRunService(deps: RunServiceDeps) {
    */
   async function submitTurn(run: AgentRun, token: string, attempt: number, retryOf: string | null = null): Promise<TurnHandle> {
     // A message in a session supersedes what waits there: audited as made through this route.
-    const origin = { method: 'POST', path: run.mode === 'background' ? '/api/agent/v1/runs' : '/api/agent/v1/chat/completions' };
+    const origin = { method: 'POST', path: run.mode === 'background' ? '/api/agent/v1/runs' : (FACE_PATHS[String(run.metadata.face)] ?? '/api/agent/v1/chat/completions') };
     const handle = await deps.engine().submit(
       { text: run.text, files: [], conversationId: run.sessionId, action: null, requestId: turnRequestId(run.id, attempt), approvalId: null, origin, retryOf },
       { userId: run.userId, token },

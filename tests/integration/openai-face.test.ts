@@ -15,7 +15,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startNginx } from '../helpers/nginx.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, v1 } from './v1-support.ts';
+import { eventually, readRaw, v1 } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -80,7 +80,7 @@ describe('POST /chat/completions', () => {
 
   it('stream: true sends chat.completion.chunk deltas (role first), a last chunk with finish_reason, then usage', async () => {
     const stream = await client(operator).chat.completions.create({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'What is the health of payments-api?' }] });
-    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0].id)).toBe(true);
     expect(chunks[0].choices[0].delta.role).toBe('assistant');
@@ -99,6 +99,10 @@ describe('POST /chat/completions', () => {
     const said = first.choices[0].message.content!;
     const second = await client(operator).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: said }, { role: 'user', content: 'What is the health of payments-api?' }] });
     expect((second as any).conversation_id).toBe(id);
+    // The same transcript from another user is never this user's conversation.
+    const next = [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: said }, { role: 'user', content: 'What is the health of payments-api?' }, { role: 'assistant', content: second.choices[0].message.content }, { role: 'user', content: 'next' }];
+    const intruder = await client(admin).chat.completions.create({ model: MODEL, messages: next } as any);
+    expect((intruder as any).conversation_id).not.toBe(id);
     // A transcript that is not the stored one (another answer) is a new conversation.
     const other = await client(operator).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: 'something else' }, { role: 'user', content: 'and now?' }] });
     expect((other as any).conversation_id).not.toBe(id);
@@ -138,16 +142,6 @@ describe('POST /chat/completions', () => {
   });
 });
 
-/** Reads a raw SSE response to its end, calling `onText` with all text so far after each chunk. */
-async function readRaw(res: Response, onText: (raw: string) => Promise<void> | void): Promise<string> {
-  let raw = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    raw += decoder.decode(chunk, { stream: true });
-    await onText(raw);
-  }
-  return raw;
-}
 const dataOf = (raw: string) => raw.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => b.slice(6));
 
 describe('a call that needs approval', () => {
@@ -240,8 +234,10 @@ describe('a call that needs approval', () => {
       ],
     } as any);
     expect(reply.choices[0].message.tool_calls ?? []).toEqual([]);
-    const after = (await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body;
-    expect(after.status).not.toBe('approved');
+    // Like any new message, it supersedes the waiting call: a deny, audited as made through this face.
+    expect((await v1(server.url, `/approvals/${approval.id}`, { token: admin })).body).toMatchObject({ status: 'denied', resolution_reason: 'superseded_by_new_message' });
+    const audit = await db.pool.query(`SELECT * FROM audit_log WHERE arguments->>'approval_id' = $1`, [approval.id]);
+    expect(audit.rows.map((r) => [r.operation, r.username, r.path])).toEqual([['approval.deny', 'admin', '/api/agent/openai/v1/chat/completions']]);
     expect((await ledgerKinds(conversationId, 'tool.result')).filter((p) => p.tool === 'deploy_service' && p.status === 'done')).toEqual([]);
   }, 60_000);
 });

@@ -2,8 +2,10 @@
  * Approval expiry on time, with nobody looking: a pending approval past expires_at is expired by
  * the job queue's delayed job (fires once across replicas), reason approval_timeout; the tool never
  * runs, the model is told and the run finishes, and the conversation's ledger (what an open tab
- * shows) records the card as expired. Also for an approval opened through /chat.
+ * shows) records the card as expired. Also for an approval opened through /chat, and for one a
+ * call of the OpenAI face (issue 43 item 4) waits for: its stream ends with the model's explanation.
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -68,5 +70,20 @@ describe('approval expiry', () => {
     expect(resolved.payload.result).toBe('expired');
     const row = await db.pool.query(`SELECT status, reason FROM approvals WHERE conversation_id = $1`, [conversationId]);
     expect(row.rows[0]).toEqual({ status: 'expired', reason: 'approval_timeout' });
+  });
+
+  it('an OpenAI face stream waiting for an approval that expires ends with the model\'s explanation; nothing ran', async () => {
+    const client = new OpenAI({ apiKey: admin, baseURL: `${server.url}/api/agent/openai/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'airlock', stream: true, messages: [{ role: 'user', content: 'deploy web-frontend 1.0.5 to staging' }] });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    // Nobody decided: the timer did, and the same stream carried the model's words to its end.
+    expect(text).toMatch(/Waiting for approval[\s\S]*the approval expired before it was confirmed/);
+    expect(finish).toBe('stop');
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM deployments WHERE service = 'web-frontend' AND version = '1.0.5'`)).rows[0].n).toBe(0);
   });
 });

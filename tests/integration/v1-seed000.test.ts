@@ -16,7 +16,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startModelProxy, type ModelProxy } from '../helpers/model-proxy.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { parseSseBlock, serviceToken, v1, type V1Frame } from './v1-support.ts';
+import { parseSseBlock, readRaw, serviceToken, v1, type V1Frame } from './v1-support.ts';
 
 let db: TestDatabase;
 let server: TestServer;
@@ -161,13 +161,7 @@ describe('stream:true through an approval pause', () => {
   async function openStream(token: string, body: Record<string, unknown>, onText: (raw: string) => void | Promise<void>) {
     const res = await completions({ authorization: `Bearer ${token}` }, { ...body, stream: true });
     expect(res.status).toBe(200);
-    let raw = '';
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      raw += decoder.decode(chunk, { stream: true });
-      await onText(raw);
-    }
-    return raw;
+    return readRaw(res, onText);
   }
   const framesOf = async (raw: string) => sse(new Response(raw));
 

@@ -49,6 +49,17 @@ export function parseSseBlock(block: string): V1Frame | null {
   return { event, data: parsed };
 }
 
+/** Reads an SSE response's raw text to its end; `onText` sees all of it so far after each chunk. */
+export async function readRaw(res: Response, onText: (raw: string) => void | Promise<void>): Promise<string> {
+  let raw = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    raw += decoder.decode(chunk, { stream: true });
+    await onText(raw);
+  }
+  return raw;
+}
+
 /** POSTs a streaming completion and reads every SSE frame until the server ends the stream. */
 export async function streamCompletion(base: string, token: string, body: Record<string, unknown>, onFrame?: (f: V1Frame) => void): Promise<{ status: number; contentType: string | null; frames: V1Frame[] }> {
   const res = await fetch(`${base}/api/agent/v1/chat/completions`, {
