@@ -151,9 +151,14 @@ async function countDecision(db: Queryable, turn: DecisionTurn, proposed: Approv
   return { ...tally(approval.terms, decisions), person, decisions, approval };
 }
 
-/** Pure: the passkey proof this decision records: required to approve a step-up approval, and only over its action hash. */
-export function stepUpProof(approval: Pick<Approval, 'stepUp' | 'actionHash'>, decision: 'approve' | 'deny', origin: DecisionOrigin | undefined): PasskeyProof | null {
-  const signed = origin?.passkey && origin.passkey.actionHash === approval.actionHash ? origin.passkey.proof : null;
+/**
+ * Pure: the passkey proof this decision records: required to approve a step-up approval, and only
+ * over its action hash as it is now (an edit's final action hash: an edit into a step-up rule is
+ * signed like a direct call of it, issue 36).
+ */
+export function stepUpProof(approval: Pick<Approval, 'stepUp' | 'actionHash'> & { finalActionHash?: string | null }, decision: 'approve' | 'deny', origin: DecisionOrigin | undefined): PasskeyProof | null {
+  const current = approval.finalActionHash ?? approval.actionHash;
+  const signed = origin?.passkey && origin.passkey.actionHash === current ? origin.passkey.proof : null;
   if (approval.stepUp === 'passkey' && decision === 'approve' && !signed) {
     throw new AirlockError('STEP_UP_REQUIRED', 'This approval needs your passkey signature: confirm it from the card or the approvals inbox, which ask your passkey.');
   }

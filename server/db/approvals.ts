@@ -293,14 +293,20 @@ export async function linkReplaced(q: Queryable, id: string, replaces: string): 
 
 /**
  * Records an approver's edit of a pending approval (issue 27 item 1), under its row lock: the final
- * arguments, their action hash and the approvers the edited call needs (the policy re-checked).
- * The proposed `args` and `action_hash` stay: they bind the paused interrupt.
+ * arguments, their action hash and every term the edited call's rule sets (issue 36: approvers,
+ * escalation, step-up, the expiry brought forward); an edited approval offers no grant (its offer
+ * was for the call as proposed). The proposed `args` and `action_hash` stay: they bind the paused interrupt.
  */
-export async function recordEdit(q: Queryable, e: { id: string; finalArgs: Record<string, unknown>; finalActionHash: string; terms: ApprovalTermsRow }): Promise<Approval> {
+export async function recordEdit(
+  q: Queryable,
+  e: { id: string; finalArgs: Record<string, unknown>; finalActionHash: string; terms: ApprovalTermsRow; escalate: Approval['escalate']; stepUp: Approval['stepUp']; expiresAt: Date },
+): Promise<Approval> {
   const { rows } = await q.query<ApprovalRow>(
-    `UPDATE approvals SET final_args = $2, final_action_hash = $3, approvals_required = $4, approver_roles = $5, approver_users = $6, distinct_from_requester = $7
+    `UPDATE approvals SET final_args = $2, final_action_hash = $3, approvals_required = $4, approver_roles = $5, approver_users = $6, distinct_from_requester = $7,
+       escalate_after_s = $8, escalate_roles = $9, step_up = $10, expires_at = LEAST(expires_at, $11), grant_offer = NULL
      WHERE id = $1 AND status = 'pending' RETURNING *`,
-    [e.id, JSON.stringify(e.finalArgs), e.finalActionHash, e.terms.required, e.terms.roles, e.terms.users, e.terms.distinctFromRequester],
+    [e.id, JSON.stringify(e.finalArgs), e.finalActionHash, e.terms.required, e.terms.roles, e.terms.users, e.terms.distinctFromRequester,
+      e.escalate?.afterS ?? null, e.escalate?.roles ?? null, e.stepUp, e.expiresAt],
   );
   if (!rows[0]) throw new Error(`approval ${e.id} is not pending: an edit is recorded under its row lock`);
   return toApproval(rows[0]);
