@@ -195,9 +195,10 @@ export async function writeTerminalDecision(
 async function grantOf(db: Queryable, row: Approval & { decider: { id: string; role: string } | null }, request: GrantRequest, now: Date): Promise<string> {
   const requester = await findPerson(db, row.requestedBy);
   if (!row.decider || !requester) throw new AirlockError('FORBIDDEN', 'Only a known user may make a grant.');
-  const refusal = grantRefusal(row.grantOffer, request, row.decider, row.args);
+  const refusal = grantRefusal(row.grantOffer, request, row.decider, row.args, row.grantRule);
   if (refusal) throw new AirlockError(refusal.code, refusal.message, refusal.details ? { details: refusal.details } : undefined);
-  const grantId = await makeGrant(db, { tool: row.tool, requestedBy: row.requestedBy, offer: row.grantOffer! }, request, { deciderId: row.decider.id, requesterTenant: requester.tenant }, now);
+  const made = { tool: row.tool, requestedBy: row.requestedBy, offer: row.grantOffer!, rule: row.grantRule!, approvers: row.terms };
+  const grantId = await makeGrant(db, made, request, { deciderId: row.decider.id, requesterTenant: requester.tenant }, now);
   await linkGrant(db, row.id, grantId);
   return grantId;
 }
@@ -324,6 +325,7 @@ export async function openApprovals(
       preview: p.preview ?? null,
       labels: p.labels ?? {},
       grantOffer: p.grant ?? null,
+      grantRule: p.grantRule ?? null,
       traceParent: pause.traceParent ?? null,
       stepUp: p.terms?.step_up ?? null,
     });

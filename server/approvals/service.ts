@@ -170,7 +170,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     const refusal = attemptRefusal(termsNow(record), personOf(caller), { id: record.requestedBy, tenant: record.requesterTenant }, decision, record.status === 'pending' ? record.decisions : []);
     if (refusal) throw new AirlockError(refusal.code, refusal.message, refusal.code === 'CONFLICT' ? { details: { status: record.status } } : undefined);
     // A grant that cannot be made is refused before anything is submitted (the decision step checks again).
-    const grantRefused = grant && record.status === 'pending' ? grantRefusal(record.grantOffer, grant, caller, record.args) : null;
+    const grantRefused = grant && record.status === 'pending' ? grantRefusal(record.grantOffer, grant, caller, record.args, record.grantRule) : null;
     if (grantRefused) throw new AirlockError(grantRefused.code, grantRefused.message, grantRefused.details ? { details: grantRefused.details } : undefined);
     // A link's page shows the call as proposed: an approval edited since is not approved from it.
     const unseen = record.status === 'pending' ? unseenEditRefusal(record, channel, { decision, edited: !!editedArgs }) : null;

@@ -77,7 +77,7 @@ describe('issue 36 item 1: an edit keeps the step-up of the rule it falls under'
     expect(await approve('admin', direct.approvalId)).toMatchObject({ status: 403, body: { error: { code: 'STEP_UP_REQUIRED' } } });
 
     const { approvalId } = await paused('admin', 'deploy payments-api 2.0.0 to staging');
-    for (const headers of [{}, {}, { 'Airlock-Channel': 'inbox' }]) {
+    for (const headers of [{}, {}, { 'Airlock-Channel': 'inbox' }] as Array<Record<string, string>>) {
       const refused = await approve('admin', approvalId, { arguments: production('2.0.0-edited') }, headers);
       expect(refused.status, JSON.stringify(refused.body)).toBe(403);
       expect(refused.body.error.code).toBe('STEP_UP_REQUIRED');
@@ -118,5 +118,56 @@ describe('issue 36 item 1: an edit keeps the step-up of the rule it falls under'
     expect(await deployments('2.2.0-edited')).toEqual(['production']);
     const decision = (await db.pool.query('SELECT passkey FROM approval_decisions WHERE approval_id = $1', [approvalId])).rows[0];
     expect(decision.passkey).toMatchObject({ credential_id: authenticator.credentialId, nonce: signed.nonce });
+  }, 60_000);
+});
+
+describe('issue 36 item 2: a grant keeps the rule it was made under', () => {
+  it("an approve with {grant: {match: {}}} under the catch-all rule is 400; the operator's db-primary maintenance still asks an admin", async () => {
+    const own = await paused('operator', 'start maintenance on orders-api for 30 minutes because of a disk swap');
+    const refused = await approve('operator', own.approvalId, { grant: { ttl_s: 3600, match: {} } });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('every call') });
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM approval_grants')).rows[0].n).toBe(0);
+    expect(await row(own.approvalId)).toMatchObject({ status: 'pending' });
+    // Approved once, without a grant: the window opens.
+    expect((await approve('operator', own.approvalId)).status).toBe(200);
+    await waitForRun(server.url, tokens.operator, own.runId, (r) => r.status === 'completed', 30_000);
+    expect(await windows('disk swap')).toEqual(['orders-api']);
+
+    const primary = await paused('operator', 'start maintenance on db-primary for 30 minutes because of a disk swap two');
+    expect(await windows('disk swap two')).toEqual([]);
+    expect((await approve('operator', primary.approvalId)).status).toBe(403);
+  }, 60_000);
+
+  it('a grant whose match covers a db-primary call, made under the catch-all rule, does not cover it (another rule); it covers its own rule', async () => {
+    const own = await paused('operator', 'start maintenance on orders-api for 45 minutes because of a fan check');
+    const made = await approve('operator', own.approvalId, { grant: { ttl_s: 3600, match: { duration_minutes: 45 } } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    await waitForRun(server.url, tokens.operator, own.runId, (r) => r.status === 'completed', 30_000);
+    const stored = (await db.pool.query('SELECT rule_hash, approvers FROM approval_grants WHERE id = $1', [made.body.grant_id])).rows[0];
+    expect(stored).toMatchObject({ rule_hash: expect.stringMatching(/^[0-9a-f]{64}$/), approvers: { required: 1, roles: [], users: [] } });
+
+    // The same rule (another service, 45 minutes): runs under the grant, no card.
+    const covered = await v1(server.url, '/runs', { token: tokens.operator, body: { messages: [{ role: 'user', content: 'start maintenance on search-api for 45 minutes because of a fan check two' }] } });
+    expect((await waitForRun(server.url, tokens.operator, covered.body.run_id, (r) => r.status === 'completed' || r.status === 'awaiting_approval')).status).toBe('completed');
+    expect(await windows('fan check two')).toEqual(['search-api']);
+    // db-primary, 45 minutes: the match fits, but its rule needs an admin: it asks.
+    const primary = await paused('operator', 'start maintenance on db-primary for 45 minutes because of a fan check three');
+    expect(await windows('fan check three')).toEqual([]);
+    expect((await v1(server.url, `/approvals/${primary.approvalId}`, { token: tokens.operator })).body).toMatchObject({ status: 'pending', approvals_required: 1 });
+    expect((await db.pool.query('SELECT uses FROM approval_grants WHERE id = $1', [made.body.grant_id])).rows[0].uses).toBe(1);
+  }, 60_000);
+
+  it('POST /grants with an empty match is 400; a grant made before its rule was known (no rule_hash) covers nothing', async () => {
+    const direct = await v1(server.url, '/grants', { token: tokens.operator, body: { tool: 'start_maintenance', ttl_s: 3600, match: {} } });
+    expect(direct.status, JSON.stringify(direct.body)).toBe(400);
+    expect(direct.body.error.code).toBe('VALIDATION_ERROR');
+    const made = await v1(server.url, '/grants', { token: tokens.operator, body: { tool: 'start_maintenance', ttl_s: 3600, match: { duration_minutes: 50 } } });
+    expect(made.status).toBe(201);
+    // As a grant stored before migration 241 (or one whose rule changed since): retired.
+    await db.pool.query('UPDATE approval_grants SET rule_hash = NULL WHERE id = $1', [made.body.id]);
+    const asked = await paused('operator', 'start maintenance on search-api for 50 minutes because of a cable swap');
+    expect(await windows('cable swap')).toEqual([]);
+    expect((await v1(server.url, `/approvals/${asked.approvalId}/deny`, { token: tokens.operator, body: {} })).status).toBe(200);
   }, 60_000);
 });
