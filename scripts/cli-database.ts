@@ -11,8 +11,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../server/db/index.ts';
-import { APP_ROLE, connectionUrl, pgdataOf, readCredentials } from '../server/db/embedded-layout.ts';
-import { liveOwnerOf } from '../server/db/embedded-lock.ts';
+import { APP_ROLE, connectionUrl, pgdataOf, readCredentials } from '../server/db/embedded/layout.ts';
+import { liveOwnerOf } from '../server/db/embedded/lock.ts';
 
 /** The server's default DATA_DIR (server/config.ts). */
 export const DEFAULT_DATA_DIR = '.data';

@@ -20,7 +20,7 @@ import type { ToolPolicy } from './run-tool-allowlist.ts';
 import { createServiceTokenProvider, type ServiceCredentials } from './service-token.ts';
 import { claimString, tokenClaims } from './token-claims.ts';
 import { defaultActions, type ToolSource, type ToolUser } from './tool-source.ts';
-import { CONTEXT_KEY, errorContent, type GrantUse, type ToolContext } from './tools/index.ts';
+import { CONTEXT_KEY, errorContent, type GrantRuleRef, type GrantUse, type ToolContext } from './tools/index.ts';
 import { builtinToolSource } from './tools/source.ts';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, EditReview, PendingApproval } from './types.ts';
 import { checkArguments } from './edited-call.ts';
@@ -51,7 +51,7 @@ export interface AgentRuntimeOptions {
   /** Writes the audit rows of calls the policy refused in the gateway. */
   audit?: (entry: AuditEntry) => Promise<void>;
   /** The live grant a user's call runs under, its use counted (db/grants.ts useMatchingGrant); absent: no grants. */
-  grants?: (call: { userId: string; tenant: string; tool: string; args: Readonly<Record<string, unknown>> }) => Promise<GrantUse | null>;
+  grants?: (call: { userId: string; tenant: string; tool: string; args: Readonly<Record<string, unknown>>; rule: GrantRuleRef }) => Promise<GrantUse | null>;
 }
 
 /** A content part after the user's text: attached content (untrusted), in the OpenAI shape. */
@@ -237,7 +237,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
       checkpointed: () => saver.stored(input.threadId),
       trace: input.trace,
       ...(grants && userId
-        ? { grantFor: (tool: string, args: Readonly<Record<string, unknown>>) => grants({ userId, tenant: user.tenant, tool, args }), granted }
+        ? { grantFor: (tool: string, args: Readonly<Record<string, unknown>>, rule: GrantRuleRef) => grants({ userId, tenant: user.tenant, tool, args, rule }), granted }
         : {}),
     };
     return { config: { configurable: { thread_id: input.threadId, [CONTEXT_KEY]: context } }, decide, resumedCalls, granted };
@@ -254,7 +254,7 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
         const value = i.value as ApprovalRequest | undefined;
         if (value?.kind !== 'approval' || !i.id) return [];
         return [{ interruptId: i.id, toolCallId: value.toolCallId, tool: value.tool, args: value.args, ...(value.prompt ? { prompt: value.prompt } : {}), ...(value.policy ? { policy: value.policy } : {}), ...(value.terms ? { terms: value.terms } : {}),
-          ...(value.preview !== undefined ? { preview: value.preview } : {}), ...(value.labels ? { labels: value.labels } : {}), ...(value.replaces ? { replaces: value.replaces } : {}), ...(value.grant !== undefined ? { grant: value.grant } : {}) }];
+          ...(value.preview !== undefined ? { preview: value.preview } : {}), ...(value.labels ? { labels: value.labels } : {}), ...(value.replaces ? { replaces: value.replaces } : {}), ...(value.grant !== undefined ? { grant: value.grant } : {}), ...(value.grantRule ? { grantRule: value.grantRule } : {}) }];
       }),
     );
   }

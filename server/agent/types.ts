@@ -4,7 +4,7 @@
  */
 import type { ErrorCode } from '../errors.ts';
 import type { ArgumentLabels, EffectPreview } from '../operations/index.ts';
-import type { ApprovalTerms, GrantOffer, PolicyDecision, PolicyStamp } from '../policy/index.ts';
+import type { ApprovalTerms, GrantOffer, GrantRule, PolicyDecision, PolicyStamp } from '../policy/index.ts';
 import type { GrantUse } from './tools/context.ts';
 
 /** The user's answer to one pending approval. */
@@ -38,6 +38,8 @@ export interface PendingApproval {
   replaces?: { reason: 'state_changed' };
   /** The grant its approver may make instead of a one-off confirm (issue 27); null or absent: none. */
   grant?: GrantOffer | null;
+  /** The rule such a grant is made under (issue 36 item 2); absent: no grant may be made. */
+  grantRule?: GrantRule;
 }
 
 /** The value a dangerous tool passes to `interrupt()`. */
@@ -53,6 +55,7 @@ export interface ApprovalRequest {
   labels?: ArgumentLabels;
   replaces?: { reason: 'state_changed' };
   grant?: GrantOffer | null;
+  grantRule?: GrantRule;
 }
 
 /**

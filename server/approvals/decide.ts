@@ -151,9 +151,14 @@ async function countDecision(db: Queryable, turn: DecisionTurn, proposed: Approv
   return { ...tally(approval.terms, decisions), person, decisions, approval };
 }
 
-/** Pure: the passkey proof this decision records: required to approve a step-up approval, and only over its action hash. */
-export function stepUpProof(approval: Pick<Approval, 'stepUp' | 'actionHash'>, decision: 'approve' | 'deny', origin: DecisionOrigin | undefined): PasskeyProof | null {
-  const signed = origin?.passkey && origin.passkey.actionHash === approval.actionHash ? origin.passkey.proof : null;
+/**
+ * Pure: the passkey proof this decision records: required to approve a step-up approval, and only
+ * over its action hash as it is now (an edit's final action hash: an edit into a step-up rule is
+ * signed like a direct call of it, issue 36).
+ */
+export function stepUpProof(approval: Pick<Approval, 'stepUp' | 'actionHash'> & { finalActionHash?: string | null }, decision: 'approve' | 'deny', origin: DecisionOrigin | undefined): PasskeyProof | null {
+  const current = approval.finalActionHash ?? approval.actionHash;
+  const signed = origin?.passkey && origin.passkey.actionHash === current ? origin.passkey.proof : null;
   if (approval.stepUp === 'passkey' && decision === 'approve' && !signed) {
     throw new AirlockError('STEP_UP_REQUIRED', 'This approval needs your passkey signature: confirm it from the card or the approvals inbox, which ask your passkey.');
   }
@@ -190,9 +195,10 @@ export async function writeTerminalDecision(
 async function grantOf(db: Queryable, row: Approval & { decider: { id: string; role: string } | null }, request: GrantRequest, now: Date): Promise<string> {
   const requester = await findPerson(db, row.requestedBy);
   if (!row.decider || !requester) throw new AirlockError('FORBIDDEN', 'Only a known user may make a grant.');
-  const refusal = grantRefusal(row.grantOffer, request, row.decider, row.args);
+  const refusal = grantRefusal(row.grantOffer, request, row.decider, row.args, row.grantRule);
   if (refusal) throw new AirlockError(refusal.code, refusal.message, refusal.details ? { details: refusal.details } : undefined);
-  const grantId = await makeGrant(db, { tool: row.tool, requestedBy: row.requestedBy, offer: row.grantOffer! }, request, { deciderId: row.decider.id, requesterTenant: requester.tenant }, now);
+  const made = { tool: row.tool, requestedBy: row.requestedBy, offer: row.grantOffer!, rule: row.grantRule!, approvers: row.terms };
+  const grantId = await makeGrant(db, made, request, { deciderId: row.decider.id, requesterTenant: requester.tenant }, now);
   await linkGrant(db, row.id, grantId);
   return grantId;
 }
@@ -319,6 +325,7 @@ export async function openApprovals(
       preview: p.preview ?? null,
       labels: p.labels ?? {},
       grantOffer: p.grant ?? null,
+      grantRule: p.grantRule ?? null,
       traceParent: pause.traceParent ?? null,
       stepUp: p.terms?.step_up ?? null,
     });

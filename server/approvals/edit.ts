@@ -5,9 +5,11 @@
  *
  *   arguments checked against the tool's input schema      -> VALIDATION_ERROR with field errors
  *   the tool policy re-checked on the edited call           -> deny: FORBIDDEN, nothing recorded
- *   the approvers the edited call needs (it may need more)  -> the editor may not approve it: FORBIDDEN
- *   a changed action                                        -> final_args + final_action_hash on the row,
- *                                                              the approvals so far forgotten, open links revoked
+ *   the terms the edited call needs (editedTerms: approvers, -> the editor may not approve it: FORBIDDEN;
+ *   escalation, step-up, expiry; it may need more)             a step-up: the passkey over the final hash
+ *   a changed action                                        -> final_args + final_action_hash + those terms on
+ *                                                              the row, no grant offer, the approvals so far
+ *                                                              forgotten, open links revoked
  *
  * The row's `args` and `action_hash` stay the model's: they bind the paused interrupt. What the
  * edit changed is an RFC 6902 JSON Patch (`argumentsPatch`), on the audit rows and the ledger.
@@ -29,6 +31,8 @@ import { actionHash } from './rules.ts';
 export interface ApprovalEdit {
   args: Record<string, unknown>;
   review: (tool: string, args: Record<string, unknown>) => Promise<EditReview>;
+  /** The configured approval timeout (APPROVAL_TIMEOUT_S): the edited rule's when it names none. */
+  defaultTimeoutS?: number;
 }
 
 /** An RFC 6902 JSON Patch, as the wire carries it. */
@@ -45,15 +49,35 @@ export function termsRow(terms: ApprovalTerms | undefined): ApprovalTermsRow | n
   return a ? { required: a.count, roles: a.roles, users: a.users, distinctFromRequester: a.distinct_from_requester } : null;
 }
 
+/** The terms of an approval row that an edit re-decides: who approves, whom it escalates to, the step-up, until when it waits. */
+export interface RowTerms {
+  terms: ApprovalTermsRow;
+  escalate: { afterS: number; roles: string[] } | null;
+  stepUp: 'passkey' | null;
+  expiresAt: Date;
+}
+
 /**
- * Pure: the approvers the edited call needs. The policy decides for the edited call as for any
- * call: a rule asking approval names its approvers (or the defaults). An edit into a call the
- * policy would let run keeps the approvers already asked: an approval never needs fewer because
- * of an edit into an allowed value.
+ * Pure: the terms the edited call needs (issue 36 item 1: every term of the rule it falls under,
+ * as a direct call of it would need). The policy decides for the edited call as for any call: a
+ * rule asking approval names its approvers (or the defaults), its escalation, its step-up, and its
+ * timeout, which can only bring the expiry forward (the earlier of the current expiry and
+ * `created_at + timeout_s`; no timeout_s: the configured `defaultTimeoutS`). An edit into a call the
+ * policy would let run keeps the terms already asked: an approval never needs less because of an
+ * edit into an allowed value. Grantability is not here: an edited approval offers no grant (recordEdit).
  */
-export function editedTerms(current: ApprovalTermsRow, policy: Pick<PolicyDecision, 'action' | 'rule'>): ApprovalTermsRow {
-  if (policy.action !== 'require_approval') return current;
-  return termsRow(approvalTermsOf(policy.rule)) ?? { ...DEFAULT_TERMS, roles: [], users: [] };
+export function editedTerms(current: RowTerms & { createdAt: Date }, policy: Pick<PolicyDecision, 'action' | 'rule'>, defaultTimeoutS?: number): RowTerms {
+  const kept = { terms: current.terms, escalate: current.escalate, stepUp: current.stepUp, expiresAt: current.expiresAt };
+  if (policy.action !== 'require_approval') return kept;
+  const t = approvalTermsOf(policy.rule);
+  const timeoutS = t?.timeout_s ?? defaultTimeoutS;
+  const ruleExpiry = timeoutS ? current.createdAt.getTime() + timeoutS * 1000 : Infinity;
+  return {
+    terms: termsRow(t) ?? { ...DEFAULT_TERMS, roles: [], users: [] },
+    escalate: t?.escalate ? { afterS: t.escalate.after_s, roles: [...t.escalate.roles] } : null,
+    stepUp: t?.step_up ?? null,
+    expiresAt: new Date(Math.min(current.expiresAt.getTime(), ruleExpiry)),
+  };
 }
 
 /** The edit in the words of the audit row and the ledger: both argument sets, the patch, both hashes. */
@@ -84,23 +108,23 @@ export function unseenEditRefusal(approval: Pick<Approval, 'finalActionHash'>, c
   return { code: 'CONFLICT', message: 'The arguments were edited after this was shown to you: review what will run in the approvals inbox, or approve with those arguments as your edit.' };
 }
 
-/** What an accepted edit changes: the final arguments, their action hash, the approvers they need. */
-export interface CheckedEdit {
+/** What an accepted edit changes: the final arguments, their action hash, and the terms they need (editedTerms). */
+export interface CheckedEdit extends RowTerms {
   finalArgs: Record<string, unknown>;
   finalActionHash: string;
-  terms: ApprovalTermsRow;
 }
+
+/** The approval row as an edit is checked against it. */
+export type EditedApproval = RowTerms & { tool: string; requestedBy: string; createdAt: Date; currentActionHash: string | null };
 
 /**
  * Checks `edit` of an approval for `person`, who approves it, writing nothing: null when it changes
  * nothing (the action as it stands). Throws VALIDATION_ERROR (schema), FORBIDDEN (policy deny; an
  * editor who may not approve the edited call). The decision service asks it before a decision is
- * submitted, for a clear 400 or 403; the decision step again, under the row lock.
+ * submitted, for a clear 400 or 403; the decision step again, under the row lock. A step-up of the
+ * edited call's rule is the decision step's (stepUpProof, over the final action hash): 403 without it.
  */
-export async function checkEdit(
-  approval: { tool: string; requestedBy: string; terms: ApprovalTermsRow; currentActionHash: string | null; stepUp: 'passkey' | null },
-  input: { edit: ApprovalEdit; person: Person; requester: Requester; grant?: unknown },
-): Promise<CheckedEdit | null> {
+export async function checkEdit(approval: EditedApproval, input: { edit: ApprovalEdit; person: Person; requester: Requester; grant?: unknown }): Promise<CheckedEdit | null> {
   const { edit, person, requester } = input;
   // A grant is offered for the call as proposed (its match, its rule's limits): made together with
   // an edit it would stand for a call nobody was offered. Refused; approve the edit, grant later.
@@ -117,11 +141,11 @@ export async function checkEdit(
   }
   const finalActionHash = actionHash({ tool: approval.tool, args: review.args, userId: approval.requestedBy });
   if (finalActionHash === approval.currentActionHash) return null;
-  const terms = editedTerms(approval.terms, review.policy);
-  if (decisionRefusal(terms, person, requester, 'approve')) {
-    throw new AirlockError('FORBIDDEN', `This edit needs ${describeApprovers(terms)} to approve it, and you are not one of them: approve the action as proposed, deny it, or ask them.`);
+  const terms = editedTerms(approval, review.policy, edit.defaultTimeoutS);
+  if (decisionRefusal(terms.terms, person, requester, 'approve')) {
+    throw new AirlockError('FORBIDDEN', `This edit needs ${describeApprovers(terms.terms)} to approve it, and you are not one of them: approve the action as proposed, deny it, or ask them.`);
   }
-  return { finalArgs: review.args, finalActionHash, terms };
+  return { finalArgs: review.args, finalActionHash, ...terms };
 }
 
 /**

@@ -136,6 +136,29 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     }
   }
 
+  /** The edit checked as the decision step will check it (edit.ts checkEdit), run as the requester; null: no change, or no reviewer here. */
+  async function precheckEdit(caller: Decider, record: ApprovalRecord, editedArgs: Record<string, unknown>, grant: GrantRequest | null = null) {
+    if (!deps.reviewEdit) return null;
+    const token = await deps.mintToken(record.requestedBy);
+    const review = deps.reviewEdit();
+    const edit: ApprovalEdit = { args: editedArgs, review: (tool, args) => review({ tool, args, userToken: token }) };
+    return checkEdit({ ...record, currentActionHash: record.finalActionHash ?? record.actionHash }, { edit, person: personOf(caller), requester: { id: record.requestedBy, tenant: record.requesterTenant }, grant });
+  }
+
+  /**
+   * What a step-up passkey signs for this caller (passkey-challenge): the approval's action hash as
+   * it is now, or, with `editedArgs`, the final action hash of that edit (checked as an approve with
+   * it would be), so an edit into a step-up rule is signed like a direct call of it.
+   */
+  async function stepUpTarget(caller: Decider, id: string, editedArgs: Record<string, unknown> | null): Promise<{ id: string; actionHash: string }> {
+    const record = await visible(caller, id);
+    if (record.status !== 'pending') throw new AirlockError('CONFLICT', `This approval is already ${record.status}.`, { details: { status: record.status } });
+    const checked = editedArgs ? await precheckEdit(caller, record, editedArgs) : null;
+    const hash = checked?.finalActionHash ?? record.finalActionHash ?? record.actionHash;
+    if (!hash) throw new AirlockError('CONFLICT', 'This approval has no action hash to sign.');
+    return { id, actionHash: hash };
+  }
+
   /**
    * Approve or deny one pending approval. Returns the record after the decision. The decision's
    * audit row is written by the decision step itself (approvals/audit.ts) from `origin`; a
@@ -157,19 +180,14 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     const refusal = attemptRefusal(termsNow(record), personOf(caller), { id: record.requestedBy, tenant: record.requesterTenant }, decision, record.status === 'pending' ? record.decisions : []);
     if (refusal) throw new AirlockError(refusal.code, refusal.message, refusal.code === 'CONFLICT' ? { details: { status: record.status } } : undefined);
     // A grant that cannot be made is refused before anything is submitted (the decision step checks again).
-    const grantRefused = grant && record.status === 'pending' ? grantRefusal(record.grantOffer, grant, caller, record.args) : null;
+    const grantRefused = grant && record.status === 'pending' ? grantRefusal(record.grantOffer, grant, caller, record.args, record.grantRule) : null;
     if (grantRefused) throw new AirlockError(grantRefused.code, grantRefused.message, grantRefused.details ? { details: grantRefused.details } : undefined);
     // A link's page shows the call as proposed: an approval edited since is not approved from it.
     const unseen = record.status === 'pending' ? unseenEditRefusal(record, channel, { decision, edited: !!editedArgs }) : null;
     if (unseen) throw new AirlockError(unseen.code, unseen.message);
     // An edit is checked before anything is submitted (400 field errors, 403 policy or approvers),
     // so a refused edit leaves no failed turn; the decision step checks it again under the lock.
-    if (editedArgs && record.status === 'pending' && deps.reviewEdit) {
-      const token = await deps.mintToken(record.requestedBy);
-      const review = deps.reviewEdit();
-      const edit: ApprovalEdit = { args: editedArgs, review: (tool, args) => review({ tool, args, userToken: token }) };
-      await checkEdit({ ...record, currentActionHash: record.finalActionHash ?? record.actionHash }, { edit, person: personOf(caller), requester: { id: record.requestedBy, tenant: record.requesterTenant }, grant });
-    }
+    const checked = editedArgs && record.status === 'pending' ? await precheckEdit(caller, record, editedArgs, grant) : null;
     if (record.status !== 'pending') {
       throw new AirlockError('CONFLICT', `This approval is already ${record.status}.`, { details: { status: record.status } });
     }
@@ -177,13 +195,14 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       await expireDue(record.id).catch(() => {});
       throw new AirlockError('APPROVAL_EXPIRED');
     }
-    if (decision === 'approve' && record.stepUp === 'passkey') {
+    // A step-up of the approval, or of the rule an edit brings it under (issue 36), as a direct call would need.
+    if (decision === 'approve' && (record.stepUp === 'passkey' || checked?.stepUp === 'passkey')) {
       // Verified here (the nonce used up, the signature checked over the action hash as it is
-      // now); the decision step records it only if the hash is still the approval's.
-      if (!stepUp) throw new AirlockError('STEP_UP_REQUIRED', 'This approval needs your passkey: ask POST …/passkey-challenge for a nonce, sign it, and approve with `passkey`.');
-      if (!record.actionHash) throw new AirlockError('INTERNAL', 'A step-up approval has no action hash.');
-      const target = { id, actionHash: record.actionHash };
-      origin.passkey = { actionHash: record.actionHash, proof: await verifyStepUp(pool, caller, target, stepUp.rp, stepUp.assertion) };
+      // now, or as the edit makes it); the decision step records it only if that is still the approval's hash.
+      if (!stepUp) throw new AirlockError('STEP_UP_REQUIRED', 'This approval needs your passkey: ask POST …/passkey-challenge for a nonce (with the edited `arguments`, if you edit), sign it, and approve with `passkey`.');
+      const hash = checked?.finalActionHash ?? record.finalActionHash ?? record.actionHash;
+      if (!hash) throw new AirlockError('INTERNAL', 'A step-up approval has no action hash.');
+      origin.passkey = { actionHash: hash, proof: await verifyStepUp(pool, caller, { id, actionHash: hash }, stepUp.rp, stepUp.assertion) };
     }
     let mine = false;
     try {
@@ -289,5 +308,5 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     return byConversation.size;
   }
 
-  return { visible, decide, expireDue, auditRefused };
+  return { visible, decide, expireDue, auditRefused, stepUpTarget };
 }

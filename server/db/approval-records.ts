@@ -38,6 +38,8 @@ export interface ApprovalRecord {
   finalActionHash: string | null;
   /** The grant an approval of it may make (null: not grantable), and the grant it made (migration 163). */
   grantOffer: Approval['grantOffer'];
+  /** The rule such a grant is made under (migration 241); null: none (older rows offer none). */
+  grantRule: Approval['grantRule'];
   grantId: string | null;
   runId: string | null;
   /** Who must approve, and how many (migration 150). */
@@ -81,6 +83,7 @@ interface Row extends ApproverColumns {
   labels: Approval['labels'] | null;
   replaces: string | null;
   grant_offer: Approval['grantOffer'];
+  grant_rule: Approval['grantRule'];
   grant_id: string | null;
   run_id: string | null;
   decisions: Array<{ user_id: string; user: string | null; decision: 'approve' | 'deny'; decided_at: string; channel: string }>;
@@ -116,6 +119,7 @@ const toRecord = (r: Row): ApprovalRecord => ({
   finalArgs: r.final_args ?? null,
   finalActionHash: r.final_action_hash,
   grantOffer: r.grant_offer ?? null,
+  grantRule: r.grant_rule ?? null,
   grantId: r.grant_id ?? null,
   runId: r.run_id,
   ...approversOf(r),
@@ -129,7 +133,7 @@ const SELECT = `
   SELECT a.id, a.conversation_id, a.tool, a.args, a.prompt, a.status, a.reason, a.decision_note, a.created_at, a.expires_at,
          a.resolved_at, a.requested_by, req.tenant AS requester_tenant, req.username AS requester_username,
          a.resolved_by, res.tenant AS resolver_tenant, res.username AS resolver_username,
-         a.policy_scope, a.policy_action, a.policy_matched, a.preview, a.labels, a.replaces, a.grant_offer, a.grant_id, a.final_args, a.final_action_hash, run.run_id, run.session_ref,
+         a.policy_scope, a.policy_action, a.policy_matched, a.preview, a.labels, a.replaces, a.grant_offer, a.grant_rule, a.grant_id, a.final_args, a.final_action_hash, run.run_id, run.session_ref,
          a.approvals_required, a.approver_roles, a.approver_users, a.distinct_from_requester, a.escalate_after_s, a.escalate_roles, a.action_hash, a.step_up,
          (SELECT coalesce(json_agg(json_build_object('user_id', d.user_id, 'user', du.username, 'decision', d.decision, 'decided_at', d.decided_at, 'channel', d.channel)
                    ORDER BY d.decided_at, d.user_id), '[]'::json)

@@ -10,6 +10,8 @@ type EffectPreview = { summary: string; details?: Record<string, unknown>; state
 type ArgumentLabels = Record<string, string>;
 /** What an approval offers besides Confirm (policy's GrantOffer, as a column). */
 type GrantOffer = { max_ttl_s: number; match: Record<string, unknown> };
+/** The rule a grant would be made under (policy's GrantRule, as a column; migration 241). */
+type GrantRule = { hash: string; scoped: boolean };
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
 
@@ -55,6 +57,8 @@ export interface Approval {
   finalActionHash: string | null;
   /** The grant its approver may make instead of a one-off confirm (migration 163); null: not grantable. */
   grantOffer: GrantOffer | null;
+  /** The rule a grant of it is made under (migration 241, issue 36); null with no offer, and on older rows (no grant then). */
+  grantRule: GrantRule | null;
   /** The grant its approval made; null: a one-off decision. */
   grantId: string | null;
   /** The W3C traceparent of the turn that paused (migration 172; server/telemetry); null when traces were off. */
@@ -118,6 +122,7 @@ interface ApprovalRow extends ApproverColumns {
   final_args: Record<string, unknown> | null;
   final_action_hash: string | null;
   grant_offer: GrantOffer | null;
+  grant_rule: GrantRule | null;
   grant_id: string | null;
   trace_parent: string | null;
   step_up: 'passkey' | null;
@@ -152,6 +157,7 @@ function toApproval(row: ApprovalRow): Approval {
     finalArgs: row.final_args ?? null,
     finalActionHash: row.final_action_hash ?? null,
     grantOffer: row.grant_offer ?? null,
+    grantRule: row.grant_rule ?? null,
     grantId: row.grant_id ?? null,
     traceParent: row.trace_parent ?? null,
     stepUp: row.step_up ?? null,
@@ -162,22 +168,22 @@ export type NewApproval = Pick<
   Approval,
   'conversationId' | 'threadId' | 'interruptId' | 'toolCallId' | 'tool' | 'args' | 'argsHash' | 'prompt' | 'requestedBy' | 'expiresAt'
 > & { actionHash: string; policy?: { scope: string; action: string; matched: boolean } | null; terms?: ApprovalTermsRow | null; escalate?: { afterS: number; roles: string[] } | null;
-  preview?: EffectPreview | null; labels?: ArgumentLabels; replaces?: string | null; grantOffer?: GrantOffer | null; traceParent?: string | null; stepUp?: 'passkey' | null };
+  preview?: EffectPreview | null; labels?: ArgumentLabels; replaces?: string | null; grantOffer?: GrantOffer | null; grantRule?: GrantRule | null; traceParent?: string | null; stepUp?: 'passkey' | null };
 
 /** Records a pending approval; a repeat for the same interrupt returns the existing row. */
 export async function createApproval(q: Queryable, a: NewApproval): Promise<Approval> {
   const { rows } = await q.query<ApprovalRow>(
     `INSERT INTO approvals (conversation_id, thread_id, interrupt_id, tool_call_id, tool, args, args_hash, prompt, requested_by, expires_at, action_hash,
        policy_scope, policy_action, policy_matched, approvals_required, approver_roles, approver_users, distinct_from_requester, escalate_after_s, escalate_roles,
-       preview, labels, replaces, grant_offer, trace_parent, step_up)
+       preview, labels, replaces, grant_offer, trace_parent, step_up, grant_rule)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'builtin'), COALESCE($13, 'require_approval'), COALESCE($14, false),
-       COALESCE($15, 1), COALESCE($16, '{}'::text[]), COALESCE($17, '{}'::text[]), COALESCE($18, false), $19, $20, $21, $22, $23, $24, $25, $26)
+       COALESCE($15, 1), COALESCE($16, '{}'::text[]), COALESCE($17, '{}'::text[]), COALESCE($18, false), $19, $20, $21, $22, $23, $24, $25, $26, $27)
      ON CONFLICT (thread_id, interrupt_id) DO UPDATE SET thread_id = EXCLUDED.thread_id
      RETURNING *`,
     [a.conversationId, a.threadId, a.interruptId, a.toolCallId, a.tool, JSON.stringify(a.args), a.argsHash, a.prompt, a.requestedBy, a.expiresAt, a.actionHash,
       a.policy?.scope ?? null, a.policy?.action ?? null, a.policy?.matched ?? null,
       a.terms?.required ?? null, a.terms?.roles ?? null, a.terms?.users ?? null, a.terms?.distinctFromRequester ?? null, a.escalate?.afterS ?? null, a.escalate?.roles ?? null,
-      a.preview ? JSON.stringify(a.preview) : null, a.labels ? JSON.stringify(a.labels) : null, a.replaces ?? null, a.grantOffer ? JSON.stringify(a.grantOffer) : null, a.traceParent ?? null, a.stepUp ?? null],
+      a.preview ? JSON.stringify(a.preview) : null, a.labels ? JSON.stringify(a.labels) : null, a.replaces ?? null, a.grantOffer ? JSON.stringify(a.grantOffer) : null, a.traceParent ?? null, a.stepUp ?? null, a.grantOffer && a.grantRule ? JSON.stringify(a.grantRule) : null],
   );
   return toApproval(rows[0]);
 }
@@ -293,14 +299,20 @@ export async function linkReplaced(q: Queryable, id: string, replaces: string): 
 
 /**
  * Records an approver's edit of a pending approval (issue 27 item 1), under its row lock: the final
- * arguments, their action hash and the approvers the edited call needs (the policy re-checked).
- * The proposed `args` and `action_hash` stay: they bind the paused interrupt.
+ * arguments, their action hash and every term the edited call's rule sets (issue 36: approvers,
+ * escalation, step-up, the expiry brought forward); an edited approval offers no grant (its offer
+ * was for the call as proposed). The proposed `args` and `action_hash` stay: they bind the paused interrupt.
  */
-export async function recordEdit(q: Queryable, e: { id: string; finalArgs: Record<string, unknown>; finalActionHash: string; terms: ApprovalTermsRow }): Promise<Approval> {
+export async function recordEdit(
+  q: Queryable,
+  e: { id: string; finalArgs: Record<string, unknown>; finalActionHash: string; terms: ApprovalTermsRow; escalate: Approval['escalate']; stepUp: Approval['stepUp']; expiresAt: Date },
+): Promise<Approval> {
   const { rows } = await q.query<ApprovalRow>(
-    `UPDATE approvals SET final_args = $2, final_action_hash = $3, approvals_required = $4, approver_roles = $5, approver_users = $6, distinct_from_requester = $7
+    `UPDATE approvals SET final_args = $2, final_action_hash = $3, approvals_required = $4, approver_roles = $5, approver_users = $6, distinct_from_requester = $7,
+       escalate_after_s = $8, escalate_roles = $9, step_up = $10, expires_at = LEAST(expires_at, $11), grant_offer = NULL, grant_rule = NULL
      WHERE id = $1 AND status = 'pending' RETURNING *`,
-    [e.id, JSON.stringify(e.finalArgs), e.finalActionHash, e.terms.required, e.terms.roles, e.terms.users, e.terms.distinctFromRequester],
+    [e.id, JSON.stringify(e.finalArgs), e.finalActionHash, e.terms.required, e.terms.roles, e.terms.users, e.terms.distinctFromRequester,
+      e.escalate?.afterS ?? null, e.escalate?.roles ?? null, e.stepUp, e.expiresAt],
   );
   if (!rows[0]) throw new Error(`approval ${e.id} is not pending: an edit is recorded under its row lock`);
   return toApproval(rows[0]);

@@ -1,7 +1,9 @@
 /**
  * Standing grants (issue 27 item 2; migration 162): create, list, revoke, and the one read a call
- * makes: the first live grant of the tool whose match its arguments satisfy, its use counted in the
- * same statement that checks it is still live (a revocation is seen by the next call, on any replica).
+ * makes: the first live grant of the tool that covers the call (`grantCovers`: its match satisfied
+ * and not empty unless the rule has `when`, made under the call's own deciding rule, migration 241),
+ * its use counted in the same statement that checks it is still live (a revocation is seen by the
+ * next call, on any replica).
  * @module
  */
 import { canonicalJson } from '../canonical-json.ts';
@@ -37,14 +39,41 @@ export function grantMatches(match: Readonly<Record<string, unknown>>, args: Rea
   return Object.entries(match).every(([key, value]) => Object.hasOwn(args, key) && canonicalJson(args[key]) === canonicalJson(value));
 }
 
+/** A call's deciding rule as a grant is checked against it (agent/tools/grant.ts builds it). */
+export interface CallRule {
+  /** Its canonical hash (policy/rule-identity.ts), asked only when the match fits. */
+  hash: () => string;
+  /** It has `when`: an empty match is its own scope. */
+  scoped: boolean;
+}
+
+/**
+ * Pure: does this grant cover this call (issue 36 item 2)? Its match is satisfied, and not empty
+ * unless the call's rule is scoped, and it was made under the call's deciding rule (the same hash;
+ * a grant with none, made before migration 241, covers nothing).
+ */
+export function grantCovers(grant: { match: Readonly<Record<string, unknown>>; ruleHash: string | null }, call: { args: Readonly<Record<string, unknown>>; rule: CallRule }): boolean {
+  if (!grantMatches(grant.match, call.args)) return false;
+  if (Object.keys(grant.match).length === 0 && !call.rule.scoped) return false;
+  return grant.ruleHash !== null && grant.ruleHash === call.rule.hash();
+}
+
+/** The approver terms of the rule a grant was made under, as stored (migration 241). */
+export interface GrantApprovers {
+  required: number;
+  roles: readonly string[];
+  users: readonly string[];
+  distinctFromRequester: boolean;
+}
+
 export async function createGrant(
   db: Queryable,
-  g: { tool: string; match: Record<string, unknown>; createdBy: string; scopeUser: string | null; scopeTenant: string | null; expiresAt: Date },
+  g: { tool: string; match: Record<string, unknown>; createdBy: string; scopeUser: string | null; scopeTenant: string | null; expiresAt: Date; ruleHash: string; approvers: GrantApprovers },
 ): Promise<Grant & { createdByName: string }> {
   const { rows } = await db.query<Row>(
-    `WITH g AS (INSERT INTO approval_grants (tool, match, created_by, scope_user, scope_tenant, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *)
+    `WITH g AS (INSERT INTO approval_grants (tool, match, created_by, scope_user, scope_tenant, expires_at, rule_hash, approvers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *)
      SELECT ${COLUMNS} FROM g LEFT JOIN users u ON u.id = g.created_by`,
-    [g.tool, JSON.stringify(g.match), g.createdBy, g.scopeUser, g.scopeTenant, g.expiresAt],
+    [g.tool, JSON.stringify(g.match), g.createdBy, g.scopeUser, g.scopeTenant, g.expiresAt, g.ruleHash, JSON.stringify(g.approvers)],
   );
   return toGrant(rows[0]);
 }
@@ -75,14 +104,14 @@ export async function revokeGrant(db: Queryable, who: { userId: string; tenant: 
  * made it and until when (the tool card says so); null: none (the call asks). Checked and counted
  * in one statement, so a grant revoked before it is never used.
  */
-export async function useMatchingGrant(db: Queryable, call: { userId: string; tenant: string; tool: string; args: Readonly<Record<string, unknown>>; now: Date }): Promise<{ id: string; by: string; until: string } | null> {
-  const { rows } = await db.query<{ id: string; match: Record<string, unknown> }>(
-    `SELECT id, match FROM approval_grants WHERE tool = $1 AND revoked_at IS NULL AND expires_at > $4 AND (scope_user = $2 OR scope_tenant = $3)
+export async function useMatchingGrant(db: Queryable, call: { userId: string; tenant: string; tool: string; args: Readonly<Record<string, unknown>>; rule: CallRule; now: Date }): Promise<{ id: string; by: string; until: string } | null> {
+  const { rows } = await db.query<{ id: string; match: Record<string, unknown>; rule_hash: string | null }>(
+    `SELECT id, match, rule_hash FROM approval_grants WHERE tool = $1 AND revoked_at IS NULL AND expires_at > $4 AND (scope_user = $2 OR scope_tenant = $3)
      ORDER BY expires_at DESC, id`,
     [call.tool, call.userId, call.tenant, call.now],
   );
   for (const row of rows) {
-    if (!grantMatches(row.match, call.args)) continue;
+    if (!grantCovers({ match: row.match, ruleHash: row.rule_hash }, call)) continue;
     const used = await db.query<{ id: string; username: string | null; expires_at: Date }>(
       `WITH g AS (UPDATE approval_grants SET uses = uses + 1 WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2 RETURNING id, created_by, expires_at)
        SELECT g.id, u.username, g.expires_at FROM g LEFT JOIN users u ON u.id = g.created_by`,

@@ -176,7 +176,7 @@ function recordApprovalWaits(t: TurnScope, resolved: ResolvedApproval[]): void {
 function editFor(t: TurnScope, args: TurnInput['editedArgs']): ApprovalEdit | null {
   if (!args) return null;
   const userToken = t.ctx.setup?.userToken ?? t.ctx.user.token;
-  return { args, review: (tool, edited) => t.deps.agent.reviewEdit({ tool, args: edited, userToken }) };
+  return { args, review: (tool, edited) => t.deps.agent.reviewEdit({ tool, args: edited, userToken }), defaultTimeoutS: t.deps.approvalTimeoutS };
 }
 
 /** A read started before its result is needed: its failure surfaces where it is awaited, never as unhandled. */

@@ -43,5 +43,6 @@ export { catalogDefault } from './builtin.ts';
 export { cachedTenantLookup, tenantOfUser, DEFAULT_TENANT } from './tenant.ts';
 export { stampOf, TOOL_ACTIONS, PolicyRulesSchema } from './types.ts';
 export { approvalTermsOf, grantLimitS, grantOffer, type GrantOffer, ruleEntries, ruleIssues, ruleMatches, firstMatch, MAX_GRANT_S, MAX_APPROVALS, MAX_RULE_TIMEOUT_S } from './rule.ts';
+export { grantRuleOf, grantTerms, ruleHash, ruleScoped, type GrantRule } from './rule-identity.ts';
 export type { ApprovalsRequirement, ApprovalTerms, PolicyRule, ToolRule } from './rule.ts';
 export type { PolicyDecision, PolicyRules, PolicyStamp, PolicySubject, ToolAction, PolicyLevel } from './types.ts';

@@ -254,13 +254,16 @@ export interface GrantOffer {
  * Pure: the grant an approval of this call may offer, or null when its rule is not grantable. The
  * default match is the call's exact values of the scope arguments: those the rule's `when` names,
  * and those the tool itself marks (`toolScope`, e.g. deploy_service's environment). With neither,
- * every argument: the grant then covers this exact call and nothing wider.
+ * every argument: the grant then covers this exact call and nothing wider. Null as well when that
+ * match would be empty under a rule without `when` (a call with no arguments): it would cover every call.
  */
 export function grantOffer(rule: PolicyRule, args: Readonly<Record<string, unknown>>, toolScope: readonly string[] = []): GrantOffer | null {
   const max = grantLimitS(rule);
   if (max <= 0) return null;
   const named = new Set([...Object.keys(rule.when ?? {}), ...toolScope]);
   const keys = named.size > 0 ? [...named].filter((k) => Object.hasOwn(args, k)) : Object.keys(args);
+  // An empty match of a rule without `when` would cover every call of the tool (issue 36): none.
+  if (keys.length === 0 && !rule.when) return null;
   return { max_ttl_s: max, match: Object.fromEntries(keys.sort().map((k) => [k, args[k]])) };
 }
 

@@ -7,7 +7,8 @@
  *   POST   /passkeys {response, name?}        the authenticator's answer: verified, stored (201)
  *   DELETE /passkeys/{id}                     removed (204)
  *   POST   /approvals/{id}/passkey-challenge  {nonce, options} for navigator.credentials.get, whose
- *                                             challenge is base64url(SHA-256(action_hash ‖ nonce))
+ *                                             challenge is base64url(SHA-256(action_hash ‖ nonce));
+ *          {arguments?}                       with an edit: the hash of the edited call (issue 36)
  *
  * The approve route then takes `passkey: {nonce, response}` (approvals-routes.ts). The ceremonies
  * are approvals/passkeys.ts's; the relying party is PUBLIC_URL's host, else the request's.
@@ -20,7 +21,7 @@ import { listPasskeys } from '../db/passkeys.ts';
 import { AirlockError } from '../errors.ts';
 import type { V1Deps } from './deps.ts';
 import { v1Caller } from './identity.ts';
-import { IdParams, parseWith, PasskeyRegistration } from './schemas.ts';
+import { ChallengeBody, IdParams, parseWith, PasskeyRegistration } from './schemas.ts';
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v?.split(',')[0]?.trim());
 
@@ -59,9 +60,9 @@ export const passkeyRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   app.post('/approvals/:id/passkey-challenge', async (request) => {
     const caller = person(request);
     const { id } = parseWith(IdParams, request.params);
-    const record = await deps.approvals.visible(caller, id);
-    if (record.status !== 'pending') throw new AirlockError('CONFLICT', `This approval is already ${record.status}.`, { details: { status: record.status } });
-    if (!record.actionHash) throw new AirlockError('CONFLICT', 'This approval has no action hash to sign.');
-    return stepUpOptions(deps.pool, caller, { id, actionHash: record.actionHash }, rp(request));
+    // With `arguments`: the challenge of that edit's action hash (an approve with the same arguments verifies it).
+    const body = parseWith(ChallengeBody, request.body ?? {});
+    const target = await deps.approvals.stepUpTarget(caller, id, body.arguments ?? null);
+    return stepUpOptions(deps.pool, caller, target, rp(request));
   });
 };

@@ -183,6 +183,8 @@ export const DecisionBody = z.strictObject({ reason: z.string().max(2000).nullis
 /** `approve` alone may also make a standing grant (issue 27: "Allow for 1 hour"); a link or a deny never does. */
 /** approve: `arguments`, the arguments as the approver edited them (issue 27 item 1); a deny refuses it (400, strict). */
 export const ApproveBody = DecisionBody.extend({ grant: GrantRequestSchema.optional(), arguments: EditedArgumentsSchema.optional() });
+/** passkey-challenge: `arguments`, the edit an approve will carry (its final action hash is what the passkey signs; issue 36). */
+export const ChallengeBody = z.strictObject({ arguments: EditedArgumentsSchema.optional() });
 
 export const IdParams = z.object({ id: z.string().min(1).max(128) });
 

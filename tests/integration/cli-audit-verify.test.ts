@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { insertAudit } from '../../server/db/audit.ts';
-import { readCredentials } from '../../server/db/embedded-layout.ts';
+import { readCredentials } from '../../server/db/embedded/layout.ts';
 import { createPool, runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/index.ts';
 
 const CLI = fileURLToPath(new URL('../../scripts/cli.ts', import.meta.url));

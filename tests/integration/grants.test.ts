@@ -96,7 +96,12 @@ describe('standing grants', () => {
     const tenant = await v1(server.url, '/grants', { token: operator, body: { tool: 'start_maintenance', ttl_s: 60, scope: 'tenant' } });
     expect(tenant.status).toBe(403);
     expect(tenant.body.error.code).toBe('FORBIDDEN');
-    const own = await v1(server.url, '/grants', { token: admin, body: { tool: 'start_maintenance', match: {}, ttl_s: 60 } });
+    // An empty match under a rule without `when` would cover every call of the tool (issue 36 item 2).
+    const empty = await v1(server.url, '/grants', { token: admin, body: { tool: 'start_maintenance', match: {}, ttl_s: 60 } });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe('VALIDATION_ERROR');
+    const own = await v1(server.url, '/grants', { token: admin, body: { tool: 'start_maintenance', match: { service: 'orders-api' }, ttl_s: 60 } });
+    expect(own.status).toBe(201);
     expect((await v1(server.url, '/grants', { token: operator })).body.grants).toEqual([]);
     expect((await v1(server.url, `/grants/${own.body.id}`, { token: operator, method: 'DELETE' })).status).toBe(404);
     expect((await db.pool.query(`SELECT count(*)::int AS n FROM approval_grants WHERE revoked_at IS NULL`)).rows[0].n).toBe(1);

@@ -27,7 +27,7 @@ beforeAll(async () => {
     const schema = { index: z.string().optional().describe('Which index').meta({ title: 'Search index' }) };
     s.registerTool('trigger_rebuild', { description: 'Trigger a rebuild of the search index.', inputSchema: schema }, record('trigger_rebuild', 'rebuilt'));
     s.registerTool('trigger_rebuild_preview', { description: 'What a rebuild would do.', inputSchema: schema }, record('trigger_rebuild_preview', 'products index: 1.2 M documents, about 4 min of degraded search'));
-    s.registerTool('purge_cache', { description: 'Purge the CDN cache.' }, record('purge_cache', 'purged'));
+    s.registerTool('purge_cache', { description: 'Purge the CDN cache.', inputSchema: { zone: z.enum(['edge', 'origin']).optional() } }, record('purge_cache', 'purged'));
     return s;
   });
   ({ db, client } = gateway);
@@ -68,15 +68,23 @@ describe('MCP previews', () => {
   }, 60_000);
 
   it('grants apply to MCP tools too (issue 27 item 2): approve with a grant, the next call runs with no card under it; revoked, it asks', async () => {
-    const paused = await collect(chat(client, 'purge the cache'));
+    // A call with no arguments under a rule without `when` offers none: its match would be empty,
+    // covering every call of the tool (issue 36 item 2).
+    const bare = confirmOf(await collect(chat(client, 'purge the cache')))!;
+    expect(bare.grantable).toBeNull();
+    const refused = await collect(client.submit('/chat', { conversation_id: bare.conversation_id, action: 'confirm', approval_id: bare.approval_id, grant: { ttl_s: 600 } }));
+    expect(refused.messages.map((m) => m.metadata)).toContainEqual(expect.objectContaining({ type: 'error', code: 'FORBIDDEN' }));
+    await collect(client.submit('/chat', { conversation_id: bare.conversation_id, action: 'deny', approval_id: bare.approval_id }));
+
+    const paused = await collect(chat(client, 'purge the edge cache'));
     const card = confirmOf(paused)!;
-    // No scope argument named (no when, not a catalog tool): the exact call, here no arguments.
-    expect(card.grantable).toEqual({ max_ttl_s: 8 * 3600, match: {} });
+    // No scope argument named (no when, not a catalog tool): the exact call.
+    expect(card.grantable).toEqual({ max_ttl_s: 8 * 3600, match: { zone: 'edge' } });
     const confirmed = await collect(client.submit('/chat', { conversation_id: card.conversation_id, action: 'confirm', approval_id: card.approval_id, grant: { ttl_s: 600 } }));
     expect(confirmed.types).toContain('tool_end');
     const before = calls.filter((c) => c.tool === 'purge_cache').length;
 
-    const granted = await collect(chat(client, 'purge the cache', card.conversation_id));
+    const granted = await collect(chat(client, 'purge the edge cache', card.conversation_id));
     expect(granted.types).not.toContain('confirm_required');
     const start = granted.messages.find((m) => m.metadata.type === 'tool_start')!.metadata as Record<string, any>;
     expect(start.grant_by).toBe('admin');
@@ -85,7 +93,7 @@ describe('MCP previews', () => {
     expect(rows).toEqual([{ uses: 1 }]);
 
     await db.pool.query(`UPDATE approval_grants SET revoked_at = now() WHERE id = $1`, [start.grant_id]);
-    const asked = await collect(chat(client, 'purge the cache', card.conversation_id));
+    const asked = await collect(chat(client, 'purge the edge cache', card.conversation_id));
     expect(asked.types).toContain('confirm_required');
     expect(calls.filter((c) => c.tool === 'purge_cache')).toHaveLength(before + 1);
   }, 60_000);

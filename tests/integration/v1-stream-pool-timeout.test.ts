@@ -14,7 +14,7 @@ import { login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startModelGate, type ModelGate } from '../helpers/model-gate.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { streamCompletion } from './headless-support.ts';
+import { streamCompletion } from './v1-support.ts';
 
 let db: TestDatabase;
 let gate: ModelGate;

@@ -12,7 +12,7 @@ import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { argumentLabels, type EffectPreview } from '../../operations/index.ts';
-import { approvalTermsOf, grantOffer, stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
+import { approvalTermsOf, grantTerms, stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
 import { askDecision, editedRun, errorMessage, policyDenial } from '../tools/define.ts';
 import { editedResult } from '../edited-call.ts';
 import { storedBeforeEffect } from '../tools/context.ts';
@@ -129,7 +129,7 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps): M
         const terms = approvalTermsOf(decision.rule);
         // Before the pause only (a resume re-runs the tool from the top): the server's own preview, if any.
         const preview = ctx.resumedCalls?.has(toolCallId) ? null : await mcpPreview(deps, args, user, call.signal);
-        const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args), policy: stampOf(decision), preview, labels, grant: grantOffer(decision.rule, args), ...(terms ? { terms } : {}) };
+        const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args), policy: stampOf(decision), preview, labels, ...grantTerms(decision, args), ...(terms ? { terms } : {}) };
         const answer = askDecision(request);
         if ('refusal' in answer) {
           await finish('not_approved', answer.refusal.code, false);

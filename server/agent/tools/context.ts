@@ -50,12 +50,22 @@ export interface ToolContext {
    * side effect, so that the step that asked for the call is never lost while its effect is done.
    */
   checkpointed?: () => Promise<void>;
-  /** The live grant (issue 27 item 2) a call of `tool` with `args` by this run's user runs under, its use counted; null: it asks. */
-  grantFor?: (tool: string, args: Readonly<Record<string, unknown>>) => Promise<GrantUse | null>;
+  /**
+   * The live grant (issue 27 item 2) a call of `tool` with `args` by this run's user runs under, its
+   * use counted; null: it asks. `rule`: the call's deciding rule (issue 36), which the grant must
+   * have been made under; its hash is worked out only when a grant's match fits.
+   */
+  grantFor?: (tool: string, args: Readonly<Record<string, unknown>>, rule: GrantRuleRef) => Promise<GrantUse | null>;
   /** toolCallId -> the grant it ran under, for its tool_start/tool_end (agent/events.ts). */
   granted?: Map<string, GrantUse>;
   /** The turn's span (server/telemetry): the parent of the run's model and tool spans. */
   trace?: Span;
+}
+
+/** A call's deciding rule as a grant is checked against it: its hash (asked only when a grant's match fits), and whether it has `when`. */
+export interface GrantRuleRef {
+  hash: () => string;
+  scoped: boolean;
 }
 
 /** The grant a call ran under, as its tool card says it: "allowed by grant G, by X, until T". */

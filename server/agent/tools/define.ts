@@ -22,7 +22,7 @@ import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
 import { z } from 'zod';
 import { AirlockError, isAirlockError } from '../../errors.ts';
 import { argumentLabels, toolPath, toolRoute, toolSpec, type ToolName, type ToolSpec } from '../../operations/index.ts';
-import { approvalTermsOf, grantOffer, stampOf, type PolicyDecision, type PolicyStamp } from '../../policy/index.ts';
+import { approvalTermsOf, grantTerms, stampOf, type PolicyDecision, type PolicyStamp } from '../../policy/index.ts';
 import { checkArguments, editedResult } from '../edited-call.ts';
 import type { ApprovalDecision, ApprovalRequest } from '../types.ts';
 import { claimString, tokenClaims } from '../token-claims.ts';
@@ -197,8 +197,8 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
       // state hash comes back with the decision). It never fails the call: no preview is "no preview".
       const preview = operation.approval?.preview && !ctx.resumedCalls?.has(toolCallId) ? await backendPreview(ctx, backendRequest(args), call.signal, call.span) : null;
       const terms = approvalTermsOf(decision.rule);
-      const grant = grantOffer(decision.rule, args as Record<string, unknown>, operation.approval?.scope);
-      let request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId, policy, preview, labels, grant, ...(terms ? { terms } : {}) };
+      const grant = grantTerms(decision, args as Record<string, unknown>, operation.approval?.scope);
+      let request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId, policy, preview, labels, ...grant, ...(terms ? { terms } : {}) };
       for (let round = 0; ; round++) {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.
         const answer = askDecision(request);

@@ -19,6 +19,6 @@ export const ALL_TOOLS = [
 /** Tools that pause for the user's approval before they act (declared in server/operations). */
 export { APPROVAL_TOOLS } from '../../operations/index.ts';
 
-export { CONTEXT_KEY, type GrantUse, type ToolContext } from './context.ts';
+export { CONTEXT_KEY, type GrantRuleRef, type GrantUse, type ToolContext } from './context.ts';
 export { codeForStatus, callBackend } from './backend.ts';
 export { errorContent, refusalOf } from './define.ts';

@@ -6,7 +6,7 @@ const approval = (status: Approval['status'], reason: string): Approval => ({
   id: 'a1', conversationId: 'c1', threadId: 'c1', interruptId: 'i1', toolCallId: 't1', tool: 'deploy_service', args: {}, argsHash: 'h', actionHash: 'h',
   prompt: 'Deploy?', requestedBy: 'u-req', status, reason, createdAt: new Date(0), expiresAt: new Date(1), resolvedAt: new Date(1), resolvedBy: null, resumedAt: null,
   policy: { scope: 'builtin', action: 'require_approval', matched: false },
-  terms: { required: 1, roles: [], users: [], distinctFromRequester: false }, escalate: null, preview: null, labels: {}, replaces: null, decisionNote: null, grantOffer: null, grantId: null, traceParent: null, stepUp: null, finalArgs: null, finalActionHash: null,
+  terms: { required: 1, roles: [], users: [], distinctFromRequester: false }, escalate: null, preview: null, labels: {}, replaces: null, decisionNote: null, grantOffer: null, grantRule: null, grantId: null, traceParent: null, stepUp: null, finalArgs: null, finalActionHash: null,
 });
 const admin = { id: 'u-admin', username: 'admin', role: 'admin' };
 

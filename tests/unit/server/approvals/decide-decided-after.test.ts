@@ -6,7 +6,7 @@ const row = (id: string, status: Approval['status']): Approval => ({
   id, conversationId: 'c1', threadId: 'c1', interruptId: `i-${id}`, toolCallId: `t-${id}`, tool: 'deploy_service', args: {}, argsHash: 'h', actionHash: 'h',
   prompt: 'Deploy?', requestedBy: 'u', status, reason: status === 'pending' ? null : 'r', createdAt: new Date(0), expiresAt: new Date(1), resolvedAt: null, resolvedBy: null, resumedAt: null,
   policy: { scope: 'builtin', action: 'require_approval', matched: false },
-  terms: { required: 1, roles: [], users: [], distinctFromRequester: false }, escalate: null, preview: null, labels: {}, replaces: null, decisionNote: null, grantOffer: null, grantId: null, traceParent: null, stepUp: null, finalArgs: null, finalActionHash: null,
+  terms: { required: 1, roles: [], users: [], distinctFromRequester: false }, escalate: null, preview: null, labels: {}, replaces: null, decisionNote: null, grantOffer: null, grantRule: null, grantId: null, traceParent: null, stepUp: null, finalArgs: null, finalActionHash: null,
 });
 const resolvedAs = (id: string, status: Approval['status']): ResolvedApproval => ({ approvalId: id, result: status === 'approved' ? 'confirmed' : 'denied', reason: status === 'approved' ? 'user_confirmed' : 'user_denied', approval: row(id, status) });
 

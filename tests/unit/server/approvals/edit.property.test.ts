@@ -81,11 +81,20 @@ describe('edit helpers', () => {
     expect(editOf({ ...row, finalArgs: null, finalActionHash: null })).toBeNull();
   });
 
-  it('editedTerms: the edited call needs what its rule says; an edit into an allowed call keeps the approvers asked', () => {
-    const current = { required: 1, roles: [], users: [], distinctFromRequester: false };
-    expect(editedTerms(current, { action: 'require_approval', rule: { action: 'require_approval', approvals: { count: 2, roles: ['admin'], users: [], distinct_from_requester: true } } })).toEqual({ required: 2, roles: ['admin'], users: [], distinctFromRequester: true });
-    expect(editedTerms({ ...current, required: 2 }, { action: 'allow', rule: { action: 'allow' } })).toEqual({ ...current, required: 2 });
-    expect(editedTerms({ ...current, roles: ['admin'] }, { action: 'require_approval', rule: { action: 'require_approval' } })).toEqual(current);
+  it('editedTerms: the edited call needs every term its rule says; an edit into an allowed call keeps the terms asked', () => {
+    const terms = { required: 1, roles: [], users: [], distinctFromRequester: false };
+    const createdAt = new Date('2026-01-01T00:00:00Z');
+    const current = { terms, escalate: null, stepUp: null, expiresAt: new Date(createdAt.getTime() + 3600_000), createdAt };
+    const strict = { action: 'require_approval' as const, approvals: { count: 2, roles: ['admin' as const], users: [], distinct_from_requester: true }, step_up: 'passkey' as const, timeout_s: 600, escalate: { after_s: 300, roles: ['admin' as const] } };
+    expect(editedTerms(current, { action: 'require_approval', rule: strict })).toEqual({
+      terms: { required: 2, roles: ['admin'], users: [], distinctFromRequester: true }, escalate: { afterS: 300, roles: ['admin'] }, stepUp: 'passkey', expiresAt: new Date(createdAt.getTime() + 600_000),
+    });
+    // The expiry only comes forward: a longer timeout keeps the current one; none: the configured default.
+    expect(editedTerms(current, { action: 'require_approval', rule: { action: 'require_approval', timeout_s: 7200 } }).expiresAt).toEqual(current.expiresAt);
+    expect(editedTerms(current, { action: 'require_approval', rule: { action: 'require_approval' } }, 60).expiresAt).toEqual(new Date(createdAt.getTime() + 60_000));
+    const asked = { ...current, terms: { ...terms, required: 2 }, stepUp: 'passkey' as const };
+    expect(editedTerms(asked, { action: 'allow', rule: { action: 'allow' } })).toEqual({ terms: asked.terms, escalate: null, stepUp: 'passkey', expiresAt: current.expiresAt });
+    expect(editedTerms({ ...current, terms: { ...terms, roles: ['admin'] } }, { action: 'require_approval', rule: { action: 'require_approval' } }).terms).toEqual(terms);
   });
 
   it('checkArguments refuses unknown arguments and wrong types, field by field', () => {

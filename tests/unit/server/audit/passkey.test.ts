@@ -76,6 +76,11 @@ describe('stepUpProof', () => {
     expect(() => stepUpProof(stepUp, 'approve', { method: 'POST', path: '/x', passkey: { actionHash: 'b'.repeat(64), proof } })).toThrow(expect.objectContaining({ code: 'STEP_UP_REQUIRED' }));
     expect(stepUpProof(stepUp, 'approve', { method: 'POST', path: '/x', passkey: { actionHash: HASH, proof } })).toBe(proof);
   });
+  it('an edited step-up approval needs the proof over its final action hash, not the proposed one (issue 36)', () => {
+    const edited = { ...stepUp, finalActionHash: 'c'.repeat(64) };
+    expect(() => stepUpProof(edited, 'approve', { method: 'POST', path: '/x', passkey: { actionHash: HASH, proof } })).toThrow(expect.objectContaining({ code: 'STEP_UP_REQUIRED', status: 403 }));
+    expect(stepUpProof(edited, 'approve', { method: 'POST', path: '/x', passkey: { actionHash: 'c'.repeat(64), proof } })).toBe(proof);
+  });
   it('a deny, or an approval without step-up, needs none', () => {
     expect(stepUpProof(stepUp, 'deny', undefined)).toBeNull();
     expect(stepUpProof({ stepUp: null, actionHash: HASH }, 'approve', undefined)).toBeNull();
