@@ -139,4 +139,4 @@ export function createHeadless(options: HeadlessOptions) {
   };
 }
 
-export { loadWebhooks, WebhookSettingsError } from './webhooks/settings.ts';
+export { anyEndpointNames, loadWebhooks, WebhookSettingsError } from './webhooks/settings.ts';

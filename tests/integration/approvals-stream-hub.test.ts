@@ -153,7 +153,13 @@ describe('the per-user cap', () => {
     const open = (t: string, signal: AbortSignal) => fetch(`${server.url}/api/agent/v1/approvals/stream`, { headers: { authorization: `Bearer ${t}` }, signal });
     const aborts = Array.from({ length: 8 }, () => new AbortController());
     try {
-      for (const a of aborts) expect((await open(token, a.signal)).status).toBe(200);
+      const first = await open(token, aborts[0].signal);
+      expect(first.status).toBe(200);
+      // The route sends the viewer's list at once (the hub's first read), as an `approvals` frame.
+      const reader = first.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      while (!/event: approvals\ndata: \{"approvals":\[/.test(text)) text += (await reader.read()).value ?? '';
+      for (const a of aborts.slice(1)) expect((await open(token, a.signal)).status).toBe(200);
       const ninth = await open(token, new AbortController().signal);
       expect(ninth.status).toBe(429);
       expect(ninth.headers.get('retry-after')).toBe('5');
