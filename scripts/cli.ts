@@ -4,6 +4,10 @@
  *   audit verify [--from ID] [--to ID]   the database's chain (DATABASE_URL, else DATA_DIR's embedded
  *     one, default `.data` as the server's: cli-database.ts; a running server's is read as it runs)
  *   audit verify --file export.jsonl     an export, offline
+ *     either with [--checkpoint-key FILE]: the signed heads (issue 36 item 3) are checked against that
+ *     public JWK (GET /api/audit/checkpoint-key), else against the key derived here from the KEK
+ *     (KEY_ENCRYPTION_KEY, else DATA_DIR's key-encryption.key), never against a key read from the
+ *     database or the export. Signed heads and no key: `refused: …`, exit 2.
  *   receipt verify FILE --jwks URL|FILE [--action FILE]   a receipt (a compact JWS, or the route's
  *     {receipt, kid}) against the JWKS, and the action it names (`{tool, args, user}`)
  * Prints `ok N rows`, or `tampered: row <id> (<what>)` and exits 1 (a receipt: `ok receipt …` or
@@ -12,17 +16,22 @@
  * @module
  */
 import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import type { JWK } from 'jose';
 import { chainWalker, verdictLine, type ChainVerdict } from '../server/audit/chain.ts';
 import { receiptLine, verifyReceipt } from '../server/audit/receipt.ts';
 import { checkExport } from '../server/audit/export-check.ts';
+import { checkpointKeyOf, checkpointSigner, NoCheckpointKeyError, signedHeadsOf } from '../server/audit/checkpoint-key.ts';
+import { kekSecret } from '../server/auth/key-cipher.ts';
 import { auditChainGenesis, auditChainHeads, auditChainRows } from '../server/db/audit.ts';
+import { listCheckpoints } from '../server/db/audit-checkpoints.ts';
 import { createPool, withSnapshot } from '../server/db/index.ts';
 import { CliError, openCliDatabase } from './cli-database.ts';
 
-const USAGE = `usage: ./airlock audit verify [--from ID] [--to ID] | --file export.jsonl
+const USAGE = `usage: ./airlock audit verify [--from ID] [--to ID] | --file export.jsonl  [--checkpoint-key FILE]
        ./airlock receipt verify FILE --jwks URL|FILE [--action FILE]`;
 
 function usage(message?: string): never {
@@ -35,7 +44,7 @@ if (command !== 'verify' || (group !== 'audit' && group !== 'receipt')) usage();
 const { values, positionals } = parseArgs({
   args: rest,
   allowPositionals: true,
-  options: { from: { type: 'string' }, to: { type: 'string' }, file: { type: 'string' }, jwks: { type: 'string' }, action: { type: 'string' } },
+  options: { from: { type: 'string' }, to: { type: 'string' }, file: { type: 'string' }, jwks: { type: 'string' }, action: { type: 'string' }, 'checkpoint-key': { type: 'string' } },
 });
 for (const id of [values.from, values.to]) if (id !== undefined && !/^\d{1,18}$/.test(id)) usage(`not a row id: ${id}`);
 
@@ -50,7 +59,27 @@ try {
 }
 
 async function auditVerify(): Promise<boolean> {
-  return print(values.file ? await verifyExportFile(values.file) : await verifyDatabase());
+  try {
+    return print(values.file ? await verifyExportFile(values.file) : await verifyDatabase());
+  } catch (error) {
+    if (!(error instanceof NoCheckpointKeyError)) throw error;
+    process.stdout.write(`refused: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+/** The key signed heads are checked against: the file given, else the one the local KEK derives; null: none here. */
+async function checkpointKey(): Promise<JWK | null> {
+  const file = values['checkpoint-key'];
+  if (file) {
+    try {
+      return checkpointKeyOf(JSON.parse(await readFile(file, 'utf8')));
+    } catch (error) {
+      usage(`--checkpoint-key ${file}: ${(error as Error).message}`);
+    }
+  }
+  const secret = kekSecret({ keyEncryptionKey: process.env.KEY_ENCRYPTION_KEY || undefined, dataDir: resolve(process.env.DATA_DIR ?? '.data') }, { create: false });
+  return secret ? (await checkpointSigner(secret)).publicJwk : null;
 }
 
 function print(v: ChainVerdict): boolean {
@@ -62,8 +91,11 @@ async function verifyDatabase(): Promise<ChainVerdict> {
   const database = await openCliDatabase();
   const pool = createPool(database.url, { max: 1 });
   try {
+    const key = await checkpointKey();
     return await withSnapshot(pool, async (q) => {
-      const walk = chainWalker({ genesis: values.from ? null : await auditChainGenesis(q), from: values.from });
+      const signed = await signedHeadsOf(await listCheckpoints(q, { from: values.from, to: values.to }), key);
+      if ('failed' in signed) return signed.failed;
+      const walk = chainWalker({ genesis: values.from ? null : await auditChainGenesis(q), from: values.from, signed: signed.heads });
       for await (const row of auditChainRows(q, { from: values.from, to: values.to })) if (walk.push(row)) break;
       return walk.end(values.to ? null : await auditChainHeads(q));
     });
@@ -79,7 +111,8 @@ async function verifyDatabase(): Promise<ChainVerdict> {
 
 /** An export checked offline, line by line: no database, no server. */
 async function verifyExportFile(file: string): Promise<ChainVerdict> {
-  return checkExport(createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
+  const key = await checkpointKey(); // first: the lines would start flowing while it is read
+  return checkExport(createInterface({ input: createReadStream(file), crlfDelay: Infinity }), key);
 }
 
 async function receiptVerify(): Promise<boolean> {

@@ -16,6 +16,7 @@ import { gatewayRoutes, type GatewayOptions } from './gateway.ts';
 import { webRoutes } from './web/index.ts';
 import { createServiceTokenVerifier, createUserTokenVerifier } from './auth/index.ts';
 import { prometheusRoute } from './v1/prometheus-route.ts';
+import { anyEndpointNames, loadWebhooks } from './v1/index.ts';
 import type { PolicyFile } from './policy/index.ts';
 
 export interface AppOptions {
@@ -51,7 +52,9 @@ export async function buildApp({ config, roles, pool, databaseUrl, policy, onMod
 
   if (roles.includes('api')) {
     if (!pool) throw new Error('the api role needs a database pool');
-    await app.register(apiRoutes, { config, pool });
+    // Signed audit heads go out through the webhooks only when an endpoint names audit.checkpoint.
+    const checkpointWebhooks = anyEndpointNames(await loadWebhooks(config.approvalWebhooks), 'audit.checkpoint');
+    await app.register(apiRoutes, { config, pool, checkpointWebhooks });
   }
   if (roles.includes('gateway')) {
     if (!pool || !databaseUrl) throw new Error('the gateway role needs a database');

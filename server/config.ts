@@ -56,6 +56,10 @@ const EnvSchema = z.object({
   APPROVAL_WEBHOOKS: z.string().optional(),
   /** The first retry delay of a failed webhook delivery (ms); it doubles per attempt up to 300 times this (1 s -> 5 min). */
   APPROVAL_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).default(1000),
+  /** Approval streams (GET /api/agent/v1/approvals/stream) one user may hold open in one process. */
+  APPROVAL_STREAMS_PER_USER: z.coerce.number().int().min(1).default(8),
+  /** Seconds between signed audit chain heads (issue 36 item 3); every export signs one too. */
+  AUDIT_CHECKPOINT_S: z.coerce.number().int().min(1).default(3600),
   /** Unset: on for the embedded one-command start, off when DATABASE_URL names a real database. */
   DEMO_USERS: z.preprocess((v) => (v === '' ? undefined : v), bool.optional()),
   /**
@@ -151,6 +155,10 @@ export interface Config {
   approvalWebhooks: string | undefined;
   /** APPROVAL_WEBHOOK_RETRY_MS: the webhook retry schedule's first delay. */
   approvalWebhookRetryMs: number;
+  /** APPROVAL_STREAMS_PER_USER: a user's open approval streams in this process (429 beyond). */
+  approvalStreamsPerUser: number;
+  /** AUDIT_CHECKPOINT_S: how often each tenant's chain head is signed (audit/checkpoints.ts). */
+  auditCheckpointS: number;
   demoUsers: boolean;
   /** Why demo users are on or off, said once at start. */
   demoUsersReason: string;
@@ -223,6 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
     approvalWebhooks: e.APPROVAL_WEBHOOKS,
     approvalWebhookRetryMs: e.APPROVAL_WEBHOOK_RETRY_MS,
+    approvalStreamsPerUser: e.APPROVAL_STREAMS_PER_USER,
+    auditCheckpointS: e.AUDIT_CHECKPOINT_S,
     demoUsers: e.DEMO_USERS ?? e.DATABASE_URL === undefined,
     demoUsersReason: demoUsersReason(e.DEMO_USERS, e.DATABASE_URL !== undefined),
     trustProxy: e.TRUST_PROXY.split(',').map((v) => v.trim()).filter(Boolean),

@@ -8,6 +8,7 @@ import { ensureDemoUsers } from '../auth/index.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { agentRoutes } from './agent/active.ts';
+import { startAuditCheckpoints } from './audit/checkpoints.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { createApiContext } from './context.ts';
@@ -18,13 +19,18 @@ import { toolRoutes } from './tools/index.ts';
 export interface ApiOptions {
   config: Config;
   pool: Pool;
+  /** A webhook endpoint names `audit.checkpoint`: each signed audit head is also sent there. */
+  checkpointWebhooks?: boolean;
 }
 
 export { TOOLS, type ToolSpec, type ToolName } from './tools/index.ts';
 
-export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, pool }) => {
+export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, pool, checkpointWebhooks }) => {
   const ctx = createApiContext({ config, pool });
   await ctx.keys.signingKey();
+  const checkpoints = await startAuditCheckpoints(app, { config, pool, outbox: checkpointWebhooks ?? false });
+  // Said at every start: whoever checks the audit keeps this key outside the database (issue 36 item 3).
+  process.stdout.write(`Audit checkpoint key (./airlock audit verify --checkpoint-key FILE; GET /api/audit/checkpoint-key): ${JSON.stringify(checkpoints.signer.publicJwk)}\n`);
   // Said at every start, so that nobody runs a shared database with a known admin by accident.
   process.stdout.write(`${config.demoUsersReason}\n`);
   if (config.demoUsers) {
@@ -42,5 +48,5 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, p
   await app.register(toolRoutes, { prefix: '/api/tools', ctx });
   await app.register(conversationRoutes, { prefix: '/api/assistant', ctx });
   await app.register(agentRoutes, { prefix: '/api/agent', ctx });
-  await app.register(auditRoutes, { prefix: '/api/audit', ctx });
+  await app.register(auditRoutes, { prefix: '/api/audit', ctx, checkpoints });
 };

@@ -59,6 +59,14 @@ export function rowHash(row: Omit<ChainRow, 'hash'>): string {
   return hashJson(Object.fromEntries(HASHED_COLUMNS.map((c) => [c, row[c] ?? null])));
 }
 
+/** A signed head (issue 36 item 3) as its signature says: `id` names it, the rest are its signed claims. */
+export interface SignedHead {
+  id: string;
+  tenant: string;
+  last_id: string;
+  hash: string;
+}
+
 export type ChainVerdict = { ok: true; rows: number } | { ok: false; id: string; what: string };
 
 /** The one line `audit verify` prints for a verdict. */
@@ -71,10 +79,18 @@ export function verdictLine(v: ChainVerdict): string {
 /**
  * Walks rows in id order (push each, then end). `genesis` is the last old id when the walk starts at
  * the chain's beginning (each tenant's first row must link to it); null when it starts mid-chain (a
- * `--from`), where each tenant's first row is taken as it is.
+ * `--from`), where each tenant's first row is taken as it is. `signed`: the signed heads of the range,
+ * their signatures already checked; at each one's last_id the recomputed hash must be the signed one.
+ * A writer who rewrote a row and every later hash and head passes the links but not that: the walk
+ * names the first row of the tenant after the newest signed head that still holds (the change is
+ * there or later, up to the failing head's row), and the failing head.
  */
-export function chainWalker(options: { genesis: string | null; from?: string | null }) {
+export function chainWalker(options: { genesis: string | null; from?: string | null; signed?: readonly SignedHead[] }) {
   const last = new Map<string, { id: string; hash: string }>();
+  const signedAt = new Map<string, SignedHead[]>();
+  for (const head of options.signed ?? []) signedAt.set(head.last_id, [...(signedAt.get(head.last_id) ?? []), head]);
+  /** Per tenant, its first row after the newest signed head that held (where a difference can start). */
+  const sinceHeld = new Map<string, string>();
   let rows = 0;
   let failure: ChainVerdict | null = null;
   const fail = (id: string, what: string): ChainVerdict => (failure ??= { ok: false, id, what });
@@ -96,12 +112,19 @@ export function chainWalker(options: { genesis: string | null; from?: string | n
     }
     last.set(tenant, { id: row.id, hash: row.hash });
     rows += 1;
+    if (!sinceHeld.has(tenant)) sinceHeld.set(tenant, row.id);
+    for (const head of signedAt.get(row.id) ?? []) {
+      if (head.tenant !== tenant || head.hash !== row.hash) return fail(sinceHeld.get(tenant)!, `signed head ${head.id}`);
+      sinceHeld.delete(tenant);
+    }
+    signedAt.delete(row.id);
     return null;
   }
 
   /** Checks each tenant's last row against its stored head (skipped when the walk stops early, a `--to`). */
   function end(heads: ChainHead[] | null): ChainVerdict {
     if (failure) return failure;
+    for (const [id, [head]] of signedAt) return fail(id, `signed head ${head.id}: its row is gone`);
     for (const head of heads ?? []) {
       const tail = last.get(head.tenant);
       if (head.last_id === null) continue;

@@ -8,7 +8,7 @@ export { AuthError, isAuthError, type AuthErrorCode } from './errors.ts';
 export { bearerToken } from './bearer.ts';
 export type { AuthDb, AuthPool } from './db.ts';
 export { createKeyStore, keyStoreFor, sealPlaintextKeys, SIGNING_ALG, type KeyStore, type SigningKey } from './keys.ts';
-export { createKeyCipher, isSealed, keyCipherFor, KeyCipherError, type KeyCipher, type SealedJwk } from './key-cipher.ts';
+export { createKeyCipher, isSealed, kekSecret, keyCipherFor, KeyCipherError, type KeyCipher, type SealedJwk } from './key-cipher.ts';
 export { signUserToken, signServiceToken, TOKEN_KINDS, type TokenKind, type IssuedToken } from './tokens.ts';
 export { signMcpToken, mcpAudience, MCP_TOKEN_TYP, MCP_TOKEN_MAX_TTL_S, type McpTokenInput } from './mcp-token.ts';
 export {

@@ -7,7 +7,7 @@
  * @module
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { JWK } from 'jose';
 import type { Config } from '../config.ts';
@@ -80,12 +80,28 @@ function fileSecret(path: string): string {
 
 const ciphers = new Map<string, KeyCipher>();
 
+/** Where a config's KEK file is (used when KEY_ENCRYPTION_KEY is unset). */
+export function kekFile(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'key-encryption.key');
+}
+
+/**
+ * The KEK secret itself: the environment's, else DATA_DIR's file (created when missing, unless
+ * `create` is false: then null). Also the root of the audit checkpoint key (audit/checkpoint-key.ts).
+ */
+export function kekSecret(config: Pick<Config, 'keyEncryptionKey' | 'dataDir'>, options: { create?: boolean } = {}): string | null {
+  if (config.keyEncryptionKey) return config.keyEncryptionKey;
+  const path = kekFile(config);
+  if (options.create === false && !existsSync(path)) return null;
+  return fileSecret(path);
+}
+
 /** The process's cipher for a config: the environment's KEK, else DATA_DIR's file. */
 export function keyCipherFor(config: Pick<Config, 'keyEncryptionKey' | 'dataDir'>): KeyCipher {
-  const source = config.keyEncryptionKey ?? `file:${join(config.dataDir, 'key-encryption.key')}`;
+  const source = config.keyEncryptionKey ?? `file:${kekFile(config)}`;
   let cipher = ciphers.get(source);
   if (!cipher) {
-    cipher = createKeyCipher(config.keyEncryptionKey ?? fileSecret(source.slice('file:'.length)));
+    cipher = createKeyCipher(kekSecret(config)!);
     ciphers.set(source, cipher);
   }
   return cipher;

@@ -4,17 +4,27 @@
  * @module
  */
 import { getApprovalRecord, type ApprovalRecord } from './approval-records.ts';
+import type { AuditCheckpoint } from './audit-checkpoints.ts';
 import type { Queryable } from './pool.ts';
 
 export type ApprovalEventType = 'approval.requested' | 'approval.progress' | 'approval.decided' | 'approval.expired' | 'approval.escalated';
+/** A signed audit chain head (issue 36 item 3): sent only to endpoints whose `events` name it. */
+export const CHECKPOINT_EVENT = 'audit.checkpoint';
 
-export interface OutboxEvent {
-  id: string;
-  type: ApprovalEventType;
-  approvalId: string;
-  /** The approval as it was when the event was written. */
-  approval: ApprovalRecord;
-  createdAt: Date;
+export type OutboxEvent =
+  | {
+      id: string;
+      type: ApprovalEventType;
+      approvalId: string;
+      /** The approval as it was when the event was written. */
+      approval: ApprovalRecord;
+      createdAt: Date;
+    }
+  | { id: string; type: typeof CHECKPOINT_EVENT; checkpoint: AuditCheckpoint; createdAt: Date };
+
+/** Writes a checkpoint's event, in `q` (the signing transaction). */
+export async function enqueueCheckpointEvent(q: Queryable, checkpoint: AuditCheckpoint): Promise<void> {
+  await q.query(`INSERT INTO approval_outbox (type, approval_id, snapshot) VALUES ($1, NULL, $2)`, [CHECKPOINT_EVENT, JSON.stringify(checkpoint)]);
 }
 
 /** Writes one event with the approval's snapshot, in `q` (the transition's transaction). */
@@ -39,7 +49,8 @@ export async function expandOutbox(q: Queryable, endpoints: ReadonlyArray<{ url:
   const { rows } = await q.query<{ id: string; type: string }>(`SELECT id, type FROM approval_outbox WHERE NOT expanded ORDER BY created_at LIMIT 500`);
   for (const e of rows) {
     for (const endpoint of endpoints) {
-      if (endpoint.events && !endpoint.events.includes(e.type)) continue;
+      // Approval events go to endpoints that list them or list nothing; checkpoints only where named.
+      if (endpoint.events ? !endpoint.events.includes(e.type) : e.type === CHECKPOINT_EVENT) continue;
       await q.query(`INSERT INTO approval_webhook_deliveries (event_id, url) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [e.id, endpoint.url]);
     }
     await q.query(`UPDATE approval_outbox SET expanded = true WHERE id = $1`, [e.id]);
@@ -55,13 +66,19 @@ export interface DueDelivery {
 
 /** Deliveries due now, oldest first. */
 export async function dueDeliveries(q: Queryable, now: Date, limit = 50): Promise<DueDelivery[]> {
-  const { rows } = await q.query<{ id: string; type: ApprovalEventType; approval_id: string; snapshot: Record<string, unknown>; created_at: Date; url: string; attempts: number }>(
+  const { rows } = await q.query<{ id: string; type: OutboxEvent['type']; approval_id: string; snapshot: Record<string, unknown>; created_at: Date; url: string; attempts: number }>(
     `SELECT o.id, o.type, o.approval_id, o.snapshot, o.created_at, d.url, d.attempts
      FROM approval_webhook_deliveries d JOIN approval_outbox o ON o.id = d.event_id
      WHERE d.status = 'pending' AND d.next_at <= $1 ORDER BY o.created_at, d.url LIMIT $2`,
     [now, limit],
   );
-  return rows.map((r) => ({ event: { id: r.id, type: r.type, approvalId: r.approval_id, approval: reviveRecord(r.snapshot), createdAt: r.created_at }, url: r.url, attempts: r.attempts }));
+  return rows.map((r) => ({
+    event: r.type === CHECKPOINT_EVENT
+      ? { id: r.id, type: r.type, checkpoint: r.snapshot as unknown as AuditCheckpoint, createdAt: r.created_at }
+      : { id: r.id, type: r.type, approvalId: r.approval_id, approval: reviveRecord(r.snapshot), createdAt: r.created_at },
+    url: r.url,
+    attempts: r.attempts,
+  }));
 }
 
 /** Records one attempt: delivered, or failed with the next try at `nextAt` (null: given up). */

@@ -153,14 +153,21 @@ export async function getApprovalRecord(q: Queryable, id: string): Promise<Appro
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
+/** Whose approvals a list shows: a tenant's, and of it every user's (`userId` null) or one viewer's. */
+export interface ApprovalViewer {
+  tenant: string;
+  userId: string | null;
+  approver?: { username: string; role: string };
+}
+
 /**
  * Approvals of a tenant, newest first: every user's when `userId` is null, else that requester's
  * and those the policy routes to `approver` (by username or role, or by role once escalated, issue 26); of one conversation
- * when `conversationId` is set.
+ * when `conversationId` is set. `approvalVisibleTo` is the same rule in memory.
  */
 export async function listApprovalRecords(
   q: Queryable,
-  f: { tenant: string; userId: string | null; status: ApprovalStatus | null; limit: number; approver?: { username: string; role: string }; conversationId?: string | null },
+  f: ApprovalViewer & { status: ApprovalStatus | null; limit: number; conversationId?: string | null },
 ): Promise<ApprovalRecord[]> {
   const { rows } = await q.query<Row>(
     `${SELECT} WHERE req.tenant = $1 AND ($2::text IS NULL OR a.requested_by = $2 OR $5 = ANY(a.approver_users) OR $6 = ANY(a.approver_roles) OR $6 = ANY(${ESCALATED_ROLES_SQL}))
@@ -169,6 +176,21 @@ export async function listApprovalRecords(
     [f.tenant, f.userId, f.status, f.limit, f.approver?.username ?? null, f.approver?.role ?? null, f.conversationId ?? null],
   );
   return rows.map(toRecord);
+}
+
+/**
+ * Pure: listApprovalRecords' visibility rule for one record at `now` (escalated roles count once
+ * `escalate.after_s` passed, as ESCALATED_ROLES_SQL says). The approvals streams read a tenant's list
+ * once and filter it per viewer with this (v1/approvals-hub.ts); a test holds the two equal.
+ */
+export function approvalVisibleTo(r: ApprovalRecord, v: ApprovalViewer, now: Date): boolean {
+  if (r.requesterTenant !== v.tenant) return false;
+  if (v.userId === null || r.requestedBy === v.userId) return true;
+  const a = v.approver;
+  if (!a) return false;
+  if (r.terms.users.includes(a.username) || r.terms.roles.includes(a.role)) return true;
+  const e = r.escalate;
+  return e !== null && r.createdAt.getTime() + e.afterS * 1000 <= now.getTime() && e.roles.includes(a.role);
 }
 
 /** Pending approvals past their expiry (one, or all), oldest first. */

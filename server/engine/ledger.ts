@@ -12,8 +12,11 @@ export interface LedgerPage {
   limit: number;
 }
 
-/** Called after events of a conversation commit, with the newest seq (possibly another process's write). */
-export type CommitListener = (seq: number) => void;
+/**
+ * Called after events of a conversation commit, with the newest seq (possibly another process's
+ * write) and whose commit it was (absent: the notification connection was lost, re-read everything).
+ */
+export type CommitListener = (seq: number, conversationId?: string) => void;
 
 export interface Ledger {
   /**

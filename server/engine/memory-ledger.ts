@@ -19,7 +19,7 @@ export class MemoryLedger implements Ledger {
     this.#events.set(conversationId, [...log, ...committed]);
     const head = log.length + committed.length;
     if (committed.length) {
-      queueMicrotask(() => [conversationId, ANY_CONVERSATION].forEach((key) => this.#listeners.get(key)?.forEach((l) => l(head))));
+      queueMicrotask(() => [conversationId, ANY_CONVERSATION].forEach((key) => this.#listeners.get(key)?.forEach((l) => l(head, conversationId))));
     }
     return structuredClone(committed);
   }

@@ -126,8 +126,8 @@ export class PgLedger implements Ledger {
 
   #notified(payload: string): void {
     const [conversationId, seq] = payload.split(':');
-    this.#listeners.get(conversationId)?.forEach((l) => l(Number(seq)));
-    this.#listeners.get(ANY_CONVERSATION)?.forEach((l) => l(Number(seq)));
+    this.#listeners.get(conversationId)?.forEach((l) => l(Number(seq), conversationId));
+    this.#listeners.get(ANY_CONVERSATION)?.forEach((l) => l(Number(seq), conversationId));
   }
 }
 

@@ -96,7 +96,7 @@ export function createHeadless(options: HeadlessOptions) {
       authed.addHook('onRequest', v1Authenticate(identity));
       authed.addHook('preHandler', v1ResolveUserKey(identity));
       for (const plugin of ROUTES) await authed.register(plugin, deps);
-      await authed.register(approvalStreamRoutes, { ...deps, ledger: options.ledger });
+      await authed.register(approvalStreamRoutes, { ...deps, ledger: options.ledger, streamsPerUser: config.approvalStreamsPerUser });
     });
   };
 
@@ -141,4 +141,4 @@ export function createHeadless(options: HeadlessOptions) {
   };
 }
 
-export { loadWebhooks, WebhookSettingsError } from './webhooks/settings.ts';
+export { anyEndpointNames, loadWebhooks, WebhookSettingsError } from './webhooks/settings.ts';

@@ -108,7 +108,9 @@ describe('the audit export', () => {
     const res = await fetch(`${server.url}/api/audit/export${query}`, { headers: { authorization: `Bearer ${token}` } });
     return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
   };
-  const verifyFile = (text: string) => airlock('audit', 'verify', '--file', file('export.jsonl', text));
+  /** The checkpoint key as a reviewer gets it: from the server (public), kept in a file of their own. */
+  const keyFile = async () => file('checkpoint-key.json', await (await fetch(`${server.url}/api/audit/checkpoint-key`)).json());
+  const verifyFile = async (text: string) => airlock('audit', 'verify', '--file', file('export.jsonl', text), '--checkpoint-key', await keyFile());
 
   it('streams the JWKS, the rows with hashes, the receipts and the heads; verifies offline; names a tampered line', async () => {
     const { runId, approvalId } = await pausedApproval('8.3.0');
@@ -125,6 +127,11 @@ describe('the audit export', () => {
     expect(rows).toHaveLength(n);
     expect(lines.filter((l) => l.type === 'receipt').map((l) => l.approval_id)).toContain(approvalId);
     expect(lines.filter((l) => l.type === 'head').length).toBeGreaterThan(0);
+    // The export signed each head first (issue 36 item 3): a signed head as new as each tenant's rows.
+    const signed = lines.filter((l) => l.type === 'checkpoint');
+    for (const head of lines.filter((l) => l.type === 'head' && l.last_id !== null)) {
+      expect(signed.find((c) => c.tenant === head.tenant && c.last_id === head.last_id)).toMatchObject({ hash: head.hash, jws: expect.any(String) });
+    }
     expect(await verifyFile(all.text)).toEqual({ line: `ok ${n} rows`, code: 0 });
 
     // A row edited in the file.

@@ -1,6 +1,7 @@
 /**
  * GET /api/audit/export?from&to (admin, issue 28 item 4): the audit as a self-contained JSONL
- * stream (format: audit/export-check.ts): the JWKS, the chain's genesis and range, the rows with
+ * stream (format: audit/export-check.ts): the JWKS, the chain's genesis and range, its signed heads
+ * (signed just before: routes.ts), the rows with
  * their hashes, the receipts of the approvals decided in the range, and each tenant's head, all
  * read in one snapshot and streamed page by page. `./airlock audit verify --file` checks it offline.
  * @module
@@ -10,6 +11,7 @@ import type { JSONWebKeySet } from 'jose';
 import type { ExportLine } from '../../audit/export-check.ts';
 import { receiptsForAuditRange } from '../../db/approval-receipts.ts';
 import { auditChainGenesis, auditChainHeads, auditChainRows } from '../../db/audit.ts';
+import { listCheckpoints } from '../../db/audit-checkpoints.ts';
 import type { Pool } from '../../db/index.ts';
 
 export interface ExportRange {
@@ -25,6 +27,7 @@ async function* exportLines(pool: Pool, jwks: JSONWebKeySet, range: ExportRange)
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     yield line({ type: 'chain', genesis: await auditChainGenesis(client), from: range.from ?? null, to: range.to ?? null });
+    for (const c of await listCheckpoints(client, range)) yield line({ type: 'checkpoint', ...c });
     for await (const row of auditChainRows(client, range)) yield line({ type: 'row', ...row });
     for (const r of await receiptsForAuditRange(client, range)) yield line({ type: 'receipt', approval_id: r.approvalId, kid: r.kid, receipt: r.receipt });
     for (const head of await auditChainHeads(client)) yield line({ type: 'head', ...head });

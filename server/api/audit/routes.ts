@@ -1,13 +1,15 @@
 /**
- * GET /api/audit: the tool-call audit log, newest first, filtered and paged (admin only); and
- * GET /api/audit/export, the chained audit as JSONL (export.ts).
+ * GET /api/audit: the tool-call audit log, newest first, filtered and paged (admin only);
+ * GET /api/audit/export, the chained audit as JSONL (export.ts); and GET /api/audit/checkpoint-key,
+ * the public JWK of the key that signs the chain's heads (checkpoints.ts; public).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { listAudit, type AuditRecord } from '../../db/audit.ts';
 import type { ApiContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { assertPermission, requestUser, requireUser } from '../identity.ts';
 import { parseInput } from '../../http/validate.ts';
+import type { AuditCheckpoints } from './checkpoints.ts';
 import { auditExport } from './export.ts';
 import { AuditCursor, AuditExportQuery, AuditQuery } from './schemas.ts';
 
@@ -33,7 +35,14 @@ const auditJson = (a: AuditRecord) => ({
   policy_matched: a.policyMatched ?? null,
 });
 
-export const auditRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, { ctx }) => {
+export const auditRoutes: FastifyPluginAsync<{ ctx: ApiContext; checkpoints: AuditCheckpoints }> = async (app, { ctx, checkpoints }) => {
+  // The checkpoint key's public half, for anyone who checks the audit (no sign-in: it is public).
+  app.get('/checkpoint-key', async () => checkpoints.signer.publicJwk);
+
+  await app.register(async (authed) => auditReadRoutes(authed, ctx, checkpoints));
+};
+
+async function auditReadRoutes(app: FastifyInstance, ctx: ApiContext, checkpoints: AuditCheckpoints): Promise<void> {
   app.addHook('onRequest', requireUser(ctx));
   app.addHook('preHandler', async (request) => assertPermission(requestUser(request), 'audit:read'));
 
@@ -57,7 +66,9 @@ export const auditRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, 
   app.get('/export', async (request, reply) => {
     const range = parseInput(AuditExportQuery, request.query, 'query');
     const jwks = await ctx.keys.jwks();
+    // Every export signs the heads first, so it carries a signed head as new as its rows.
+    await checkpoints.signNow();
     reply.type('application/x-ndjson; charset=utf-8');
     return reply.send(auditExport(ctx.pool, jwks, range));
   });
-};
+}

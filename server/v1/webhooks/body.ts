@@ -49,6 +49,22 @@ export function jsonBody(e: WebhookEvent, publicUrl: string | undefined, links: 
   };
 }
 
+export const CHECKPOINT_SCHEMA = 'airlock.audit_checkpoint.v1';
+
+/**
+ * A signed audit chain head (issue 36 item 3): `json`, `{schema, id, type, created_at, checkpoint:
+ * {id, tenant, last_id, hash, jws, created_at}}`; `slack`, the same as one line of text. A receiver
+ * that keeps them holds a copy no database writer can change (`./airlock audit verify` checks it).
+ */
+export function checkpointBody(
+  e: { id: string; type: 'audit.checkpoint'; createdAt: Date; checkpoint: { id: string; tenant: string; last_id: string; hash: string; jws: string; created_at: string } },
+  format: 'json' | 'slack',
+) {
+  const c = e.checkpoint;
+  if (format === 'slack') return { text: `Audit checkpoint ${c.id}: tenant ${c.tenant}, row ${c.last_id}, hash ${c.hash}\n${c.jws}` };
+  return { schema: CHECKPOINT_SCHEMA, id: e.id, type: e.type, created_at: e.createdAt.toISOString(), checkpoint: c };
+}
+
 const cut = (text: string, max: number, note = '…'): string => (text.length <= max ? text : text.slice(0, max - note.length) + note);
 
 const HEADLINE: Record<ApprovalEventType, string> = {

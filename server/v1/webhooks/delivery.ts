@@ -8,14 +8,16 @@
  * `airlock_webhook_deliveries_total{outcome}`. A delivery is recorded after its POST: a crash between
  * the two sends it again, so receivers deduplicate by the body's `id`. Each round also writes the
  * `approval.escalated` events that are due (a rule's `escalate.after_s` passed with nobody deciding).
+ * A signed audit chain head (`audit.checkpoint`, issue 36 item 3) goes the same way, to the
+ * endpoints that name it.
  * @module
  */
-import { dueDeliveries, enqueueDueEscalations, expandOutbox, recordAttempt, type DueDelivery } from '../../db/approval-outbox.ts';
+import { CHECKPOINT_EVENT, dueDeliveries, enqueueDueEscalations, expandOutbox, recordAttempt, type DueDelivery } from '../../db/approval-outbox.ts';
 import { releaseOnce, withTransaction, type Pool } from '../../db/index.ts';
 import { processMetrics } from '../../metrics/index.ts';
 import { approvalWire } from '../serialize.ts';
 import { mintLinksForApproval } from '../../db/approval-links.ts';
-import { jsonBody, slackBody, type Links } from './body.ts';
+import { checkpointBody, jsonBody, slackBody, type Links } from './body.ts';
 import type { WebhookEndpoint } from './settings.ts';
 import { SIGNATURE_HEADER, signWebhook } from './sign.ts';
 
@@ -70,14 +72,20 @@ export function startWebhookDelivery(o: DeliveryOptions): () => Promise<void> {
     return minted.map((l) => ({ user: l.user, url: `${o.publicUrl}/approve/${l.token}` }));
   }
 
+  /** What an event posts to `endpoint`: an approval's notification (with links), or a signed audit head. */
+  async function bodyFor(e: DueDelivery['event'], endpoint: WebhookEndpoint): Promise<string> {
+    if (e.type === CHECKPOINT_EVENT) return JSON.stringify(checkpointBody(e, endpoint.format));
+    const event = { id: e.id, type: e.type, createdAt: e.createdAt, approval: approvalWire(e.approval) };
+    const links = await linksFor(event, endpoint);
+    return JSON.stringify(endpoint.format === 'slack' ? slackBody(event, o.publicUrl, links) : jsonBody(event, o.publicUrl, links));
+  }
+
   async function deliver(d: DueDelivery): Promise<void> {
     const endpoint = o.endpoints.find((e) => e.url === d.url);
-    const event = { id: d.event.id, type: d.event.type, createdAt: d.event.createdAt, approval: approvalWire(d.event.approval) };
     let error: string | null = null;
     if (!endpoint) error = 'the endpoint is no longer configured';
     else {
-      const links = await linksFor(event, endpoint);
-      const body = JSON.stringify(endpoint.format === 'slack' ? slackBody(event, o.publicUrl, links) : jsonBody(event, o.publicUrl, links));
+      const body = await bodyFor(d.event, endpoint);
       try {
         const res = await post(endpoint.url, {
           method: 'POST',

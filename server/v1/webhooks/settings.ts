@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 
-export const WEBHOOK_EVENTS = ['approval.requested', 'approval.progress', 'approval.decided', 'approval.expired', 'approval.escalated'] as const;
+/** `audit.checkpoint` (issue 36 item 3) goes only to endpoints whose `events` name it; the others go to every endpoint that lists none. */
+export const WEBHOOK_EVENTS = ['approval.requested', 'approval.progress', 'approval.decided', 'approval.expired', 'approval.escalated', 'audit.checkpoint'] as const;
 
 const Endpoint = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
@@ -51,4 +52,9 @@ export async function loadWebhooks(value: string | undefined): Promise<WebhookEn
     throw new WebhookSettingsError(`APPROVAL_WEBHOOKS file ${v} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
   }
   return parseWebhooks(text, v);
+}
+
+/** Does any endpoint name `event` (the signer writes checkpoint events only then)? */
+export function anyEndpointNames(endpoints: readonly WebhookEndpoint[], event: (typeof WEBHOOK_EVENTS)[number]): boolean {
+  return endpoints.some((e) => e.events?.includes(event) ?? false);
 }
