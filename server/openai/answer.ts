@@ -62,15 +62,17 @@ export async function answer(deps: V1Deps, caller: V1Caller, input: ChatInput, o
       content += piece;
       o.text(piece);
     };
-    // A pause's words need a query (the caller's link): later pieces wait their turn behind it.
+    // A pause's words need a query (the caller's link): later pieces wait their turn behind it. A
+    // failure there is awaited below (never an unhandled rejection) and fails the answer.
     let said = Promise.resolve();
     const events: AgentEventV1[] = [];
     const send = (e: AgentEventV1) => {
       events.push(e);
       if (e.type === 'token') said = said.then(() => say(e.content ?? ''));
       else if (e.type === 'ask_user' && e.approval_request_id) {
-        const notice = approvalNotice(deps.pool, { origin: o.origin, callerId: caller.userId, approvalId: e.approval_request_id, prompt: e.content ?? '' });
-        said = said.then(() => notice).then(say);
+        const approvalId = e.approval_request_id;
+        said = said.then(() => approvalNotice(deps.pool, { origin: o.origin, callerId: caller.userId, approvalId, prompt: e.content ?? '' })).then(say);
+        said.catch(() => {}); // handled: the await below rethrows it
       }
     };
     let failure: AirlockError | null = null;
