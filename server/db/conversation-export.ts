@@ -1,8 +1,11 @@
 /**
- * What an export of a conversation reads (issue 29 item 4): every message oldest first, and its
- * approvals with who decided them (a username: resolved_by is a user id as text).
+ * What an export of a conversation reads (issue 29 item 4): the messages of one branch oldest
+ * first (issue 37 item 8: the branch shown, not every branch one after another), and its approvals
+ * with who decided them (a username: resolved_by is a user id as text).
  * @module
  */
+import { messagePath, readBranches } from './branches.ts';
+import { listPathMessages } from './messages.ts';
 import type { Queryable } from './pool.ts';
 
 export interface ExportApproval {
@@ -21,13 +24,23 @@ export interface ExportMessage {
   createdAt: Date;
 }
 
-/** The conversation's messages, oldest first (exports are whole; no paging). */
-export async function allMessages(q: Queryable, conversationId: string): Promise<ExportMessage[]> {
-  const { rows } = await q.query<{ id: string; role: string; content: string; metadata: Record<string, unknown> | null; created_at: Date }>(
-    'SELECT id, role, content, metadata, created_at FROM messages WHERE conversation_id = $1 ORDER BY seq',
-    [conversationId],
-  );
-  return rows.map((r) => ({ id: r.id, role: r.role, content: r.content, metadata: r.metadata ?? {}, createdAt: r.created_at }));
+/** The branch an export shows: its number, and how many branches the conversation has (1: never forked). */
+export interface ExportBranch {
+  branch: number;
+  count: number;
+}
+
+/**
+ * The messages of `branch` (absent: the active one), oldest first: its parents' rows before each
+ * fork, then its own (exports are whole; no paging). Null: the conversation has no such branch.
+ */
+export async function branchMessages(q: Queryable, conversationId: string, asked?: number): Promise<{ messages: ExportMessage[]; shown: ExportBranch } | null> {
+  const state = await readBranches(q, conversationId);
+  const branch = asked ?? state?.active ?? 0;
+  if (branch !== 0 && !state?.branches.some((b) => b.branch === branch)) return null;
+  const rows = await listPathMessages(q, conversationId, messagePath(state, branch));
+  const count = new Set([0, ...(state?.branches ?? []).map((b) => b.branch)]).size;
+  return { messages: rows.map((r) => ({ id: r.id, role: r.role, content: r.content, metadata: r.metadata ?? {}, createdAt: r.createdAt })), shown: { branch, count } };
 }
 
 /** The conversation's approvals, oldest first, with the decider's username. */

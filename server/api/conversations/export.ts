@@ -1,21 +1,24 @@
 /**
  * A conversation as a file (issue 29 item 4): Markdown for people, JSON for scripts. Both carry
  * the transcript with its tool cards, the approvals (who, when, decision) and attachments by
- * name (never their bytes). Pure: the route reads, these only shape.
+ * name (never their bytes). One branch: the one shown (issue 37 item 8), named when there are
+ * several. Pure: the route reads, these only shape.
  * @module
  */
 import type { Conversation } from '../../db/conversations.ts';
-import type { ExportApproval, ExportMessage } from '../../db/conversation-export.ts';
+import type { ExportApproval, ExportBranch, ExportMessage } from '../../db/conversation-export.ts';
 import { conversationJson } from './serialize.ts';
 
 const decision = (status: string) => (status === 'approved' ? 'confirmed' : status);
 const fileNames = (m: ExportMessage): string[] =>
   (Array.isArray(m.metadata.files) ? m.metadata.files : []).map((f: { orig_name?: string; path?: string }) => f.orig_name ?? f.path?.split('/').pop() ?? 'file');
 
-/** The JSON export: `{conversation, messages, approvals: [{id, tool, decision, decided_by, decided_at}]}`. */
-export function exportJson(conversation: Conversation, messages: ExportMessage[], approvals: ExportApproval[]) {
+/** The JSON export: `{conversation, branch, branches, messages, approvals: [{id, tool, decision, decided_by, decided_at}]}`. */
+export function exportJson(conversation: Conversation, messages: ExportMessage[], approvals: ExportApproval[], shown: ExportBranch = { branch: 0, count: 1 }) {
   return {
     conversation: conversationJson(conversation),
+    branch: shown.branch,
+    branches: shown.count,
     messages: messages.map((m) => ({
       id: m.id,
       role: m.role,
@@ -51,10 +54,12 @@ function messageMarkdown(m: ExportMessage, approvals: Map<string, ExportApproval
 }
 
 /** The Markdown export: a title, then each message, tool card and approval in order. */
-export function exportMarkdown(conversation: Conversation, messages: ExportMessage[], approvals: ExportApproval[]): string {
+export function exportMarkdown(conversation: Conversation, messages: ExportMessage[], approvals: ExportApproval[], shown: ExportBranch = { branch: 0, count: 1 }): string {
   const byId = new Map(approvals.map((a) => [a.id, a]));
   const title = conversation.title?.trim() || 'Untitled conversation';
-  const head = `# ${title}\n\nExported ${new Date().toISOString()} · conversation ${conversation.id}`;
+  // Branches are numbered 0.. on the wire and shown 1/2 in the UI: the file says it the UI's way.
+  const branch = shown.count > 1 ? ` · branch ${shown.branch + 1} of ${shown.count} (the one shown; \`?branch=N\` exports another)` : '';
+  const head = `# ${title}\n\nExported ${new Date().toISOString()} · conversation ${conversation.id}${branch}`;
   return `${[head, ...messages.map((m) => messageMarkdown(m, byId))].join('\n\n')}\n`;
 }
 

@@ -33,7 +33,7 @@ import {
   RenameConversationBody,
 } from './schemas.ts';
 import { conversationJson, messageJson } from './serialize.ts';
-import { allMessages, conversationApprovals } from '../../db/conversation-export.ts';
+import { branchMessages, conversationApprovals } from '../../db/conversation-export.ts';
 import { exportFileName, exportJson, exportMarkdown } from './export.ts';
 
 function found(conversation: Conversation | null): Conversation {
@@ -92,12 +92,16 @@ export const conversationRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async
 
   app.get('/conversations/:id/export', async (request, reply) => {
     const { id } = parseInput(ConversationParams, request.params, 'params');
-    const { format } = parseInput(ExportQuery, request.query, 'query');
+    const { format, branch } = parseInput(ExportQuery, request.query, 'query');
     const conversation = found(await getConversationForUser(pool, { id, userId: requestUser(request).userId }));
-    const [messages, approvals] = await withSnapshot(pool, async (tx) => Promise.all([allMessages(tx, id), conversationApprovals(tx, id)]));
+    // The branch shown (issue 37 item 8), or `?branch=N`; its approvals only.
+    const [read, approvals] = await withSnapshot(pool, async (tx) => Promise.all([branchMessages(tx, id, branch), conversationApprovals(tx, id)]));
+    if (!read) throw new AirlockError('NOT_FOUND', 'This conversation has no such branch.');
+    const asked = new Set(read.messages.map((m) => m.metadata.approval_id));
+    const shown = approvals.filter((a) => asked.has(a.id));
     reply.header('content-disposition', `attachment; filename="${exportFileName(conversation, format)}"`);
-    if (format === 'json') return exportJson(conversation, messages, approvals);
-    return reply.type('text/markdown; charset=utf-8').send(exportMarkdown(conversation, messages, approvals));
+    if (format === 'json') return exportJson(conversation, read.messages, shown, read.shown);
+    return reply.type('text/markdown; charset=utf-8').send(exportMarkdown(conversation, read.messages, shown, read.shown));
   });
 
   app.get('/history', async (request) => {

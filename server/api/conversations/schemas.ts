@@ -47,4 +47,8 @@ export const AppendMessageBody = z.object({
 });
 
 /** `GET /conversations/:id/export?format=md|json` (issue 29 item 4). */
-export const ExportQuery = z.object({ format: z.enum(['md', 'json']).default('md') });
+export const ExportQuery = z.object({
+  format: z.enum(['md', 'json']).default('md'),
+  /** The branch to export (issue 37 item 8); absent: the conversation's active branch. */
+  branch: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
+});
