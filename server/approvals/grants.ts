@@ -60,7 +60,7 @@ export function grantRefusal(
 }
 
 /** Pure: a rule's approvers as a grant records them (the defaults when it names none). */
-export function approversOf(rule: PolicyRule): GrantApprovers {
+export function grantApprovers(rule: PolicyRule): GrantApprovers {
   const a = rule.action === 'require_approval' ? rule.approvals : undefined;
   return a ? { required: a.count, roles: a.roles, users: a.users, distinctFromRequester: a.distinct_from_requester } : DEFAULT_TERMS;
 }
@@ -76,7 +76,7 @@ export function directGrantRefusal(decision: PolicyDecision, request: GrantReque
   const permission = findToolSpec(tool)?.permission;
   if (permission && !roleAllows({ role: caller.role, permission })) return { code: 'FORBIDDEN', message: `You are not allowed to run ${tool}, so you may not grant it.` };
   if (rule.action === 'require_approval') {
-    const refusal = decisionRefusal(approversOf(rule), caller, { id: caller.id, tenant: caller.tenant }, 'approve');
+    const refusal = decisionRefusal(grantApprovers(rule), caller, { id: caller.id, tenant: caller.tenant }, 'approve');
     if (refusal) return { code: 'FORBIDDEN', message: `You may not decide ${tool}, so you may not grant it.` };
   }
   // The offer for the match's own values: an empty match has none under a catch-all rule, so say why.

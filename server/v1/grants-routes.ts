@@ -12,7 +12,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { createGrant, listGrants, revokeGrant, type Grant } from '../db/grants.ts';
 import { AirlockError } from '../errors.ts';
-import { approversOf, directGrantRefusal } from '../approvals/grants.ts';
+import { grantApprovers, directGrantRefusal } from '../approvals/grants.ts';
 import { MAX_GRANT_S, ruleHash } from '../policy/index.ts';
 import type { V1Deps } from './deps.ts';
 import { v1Caller } from './identity.ts';
@@ -50,7 +50,7 @@ export const grantRoutes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
     const grant = await createGrant(deps.pool, {
       tool: body.tool, match: body.match, createdBy: caller.userId,
       scopeUser: body.scope === 'user' ? caller.userId : null, scopeTenant: body.scope === 'tenant' ? caller.tenant : null,
-      expiresAt: new Date(Date.now() + body.ttl_s * 1000), ruleHash: ruleHash(decision), approvers: approversOf(decision.rule),
+      expiresAt: new Date(Date.now() + body.ttl_s * 1000), ruleHash: ruleHash(decision), approvers: grantApprovers(decision.rule),
     });
     return reply.code(201).send(grantWire(grant));
   });
