@@ -13,6 +13,7 @@
 import { startChild } from './children.ts';
 import { startStack } from './children.ts';
 import { fnIndexOf } from './raw-chat.ts';
+import { reportBudgets } from './budgets.ts';
 import { percentile } from './support.ts';
 
 const PACE_MS = 50;
@@ -57,5 +58,6 @@ for (const n of STEPS) {
 await step(GRADIO_N, 'gradio');
 await step(GRADIO_N, 'raw');
 console.log(`streams reached with p99 added latency <= ${LIMIT_MS} ms beyond the reference's: ${reached} (steps ${STEPS.join(',')})`);
+reportBudgets('capacity', { streams_reached: reached });
 load.stop();
 await stack.stop();

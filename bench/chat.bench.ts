@@ -17,6 +17,7 @@ import { Client } from '@gradio/client';
 import { type Timing, viaChat, viaReference } from './chat-clients.ts';
 import { startStack } from './children.ts';
 import { fnIndexOf, rawChat } from './raw-chat.ts';
+import { reportBudgets } from './budgets.ts';
 import { percentile } from './support.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
@@ -127,3 +128,9 @@ console.log(row('bytes per token frame', 'B', 1000, b.chatBytes.map((x) => x / 1
 console.log(row('queries, submit -> first token', 'count', 1, a.q.chat, a.q.ref));
 console.log(row('queries, confirm -> first resumed token', 'count', 1, a.q.chatResume, a.q.refResume));
 console.log(`tokens per answer: /chat ${p(a.chatRuns.map((r) => r.tokens), 50)}, reference ${p(a.refRuns.map((r) => r.tokens), 50)}`);
+reportBudgets('chat', {
+  submit_ratio_p50: p(a.chatRuns.map((r) => r.ttftMs), 50) / p(a.refRuns.map((r) => r.ttftMs), 50),
+  confirm_ratio_p50: p(a.chatResume, 50) / p(a.refResume, 50),
+  queries_submit: p(a.q.chat, 50),
+  queries_confirm: p(a.q.chatResume, 50),
+});
