@@ -12,6 +12,9 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
+          // One module graph per worker, not per file (issue 38: 45 s of 130 s went to importing
+          // modules again for each file); no unit test may depend on module state another leaves.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },

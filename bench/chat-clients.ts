@@ -35,7 +35,12 @@ export async function viaReference(url: string, text: string, thread = '', resum
   return { ttftMs: first - start, perTokenMs: (end - first) / Math.max(1, tokens - 1), tokens, paused };
 }
 
-export async function viaChat(client: Client, text: string, conversationId = '', action = '', onFirst?: () => Promise<void>): Promise<Timing> {
+/**
+ * No `conversationId`: a new conversation ("new"), as the reference's empty thread is a new thread.
+ * An empty one would continue the client's Gradio session (issue 24 item 2), and every submit of
+ * the bench would grow one history, which the reference never does.
+ */
+export async function viaChat(client: Client, text: string, conversationId = 'new', action = '', onFirst?: () => Promise<void>): Promise<Timing> {
   const start = performance.now();
   traceMark(`/chat submit ${action || text}`);
   let first = 0;

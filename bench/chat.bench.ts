@@ -53,7 +53,7 @@ async function burstAndApprovals() {
   const chatRuns: Timing[] = [];
   for (let i = 0; i < TURNS; i++) {
     refRuns.push(await viaReference(ref, PROMPT));
-    chatRuns.push(await viaChat(client, PROMPT)); // a new conversation each turn
+    chatRuns.push(await viaChat(client, PROMPT)); // a new conversation each turn ("new": see viaChat)
   }
   const refResume: number[] = [];
   const chatResume: number[] = [];
@@ -74,7 +74,7 @@ async function burstAndApprovals() {
   };
   const q = { chat: [] as number[], ref: [] as number[], chatResume: [] as number[], refResume: [] as number[] };
   for (let i = 0; i < 5; i++) {
-    q.chat.push(await counted((f) => viaChat(client, PROMPT, '', '', f)));
+    q.chat.push(await counted((f) => viaChat(client, PROMPT, 'new', '', f)));
     q.ref.push(await counted((f) => viaReference(ref, PROMPT, '', false, f)));
     const thread = `q${i}-${Date.now()}`;
     await viaReference(ref, `deploy checkout-api 2.0.${i} to staging`, thread);

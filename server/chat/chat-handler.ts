@@ -57,6 +57,8 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
       chatMessage(conversationId, '', errorMetadata(error)),
     ];
     let run;
+    let remember = (): Promise<void> | undefined => undefined;
+    let remembered: Promise<void> | undefined;
     try {
       const input = normalizeChatInput(request.data, request.eventData);
       const { userId } = request.identity;
@@ -69,8 +71,10 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
       }
       // Sent while the agent runs: queued behind it (issue 24), the call stays open for its turn.
       run = await engine.submit(input, { userId, token: request.identity.token }, { queue: true });
-      // Best effort: the turn runs either way; a session that could not be recorded starts anew.
-      if (sessions) await sessions.remember(userId, session, run.conversationId).catch(() => {});
+      // Bookkeeping, after the first message (issue 38: not before the first token). Best effort:
+      // the turn runs either way; a session that could not be recorded starts anew.
+      const conversationId = run.conversationId;
+      if (sessions) remember = () => (remembered ??= sessions.remember(userId, session, conversationId).catch(() => {}));
     } catch (error) {
       if (error instanceof ChatInputError) error = new AirlockError('VALIDATION_ERROR', error.message);
       if (!isAirlockError(error)) throw error;
@@ -82,6 +86,9 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
     request.cancelSignal.addEventListener('abort', cancel, { once: true });
     const view = new ChatProjection();
     const emit = (metadata: ChatMetadata): Output => [chatMessage(run.conversationId, view.content, metadata)];
+    // The session's record starts once the first message is out and is done before the last one,
+    // so a call the client sends after this one ends continues this conversation, as before.
+    const ending = async (output: Output): Promise<Output> => (await remember(), output);
     // The turn's last message carries its timings (issue 28 item 6). A pause's cards commit with
     // its run.finished, so they are held until the next event (at once) to know which is last.
     let held: ChatMetadata[] = [];
@@ -89,13 +96,15 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
       // Queued behind the running answer (issue 24): said first; its own turn streams when it starts.
       if (run.queued) yield emit({ type: 'queued', position: run.queued.position, request_id: run.queued.requestId });
       for await (const event of run.events()) {
+        // Past the first message (the code after a yield runs once the client took it).
+        if (view.content || run.queued) remember();
         const shown = view.apply(event, run.conversationId);
         if (event.kind === 'run.finished') {
           const last = [...held, ...shown];
           held = [];
           const final = last.pop() ?? { type: 'stream_token', token: '' };
           for (const metadata of last) yield emit(metadata);
-          yield withTimings(emit(final));
+          yield withTimings(await ending(emit(final)));
           continue;
         }
         for (const metadata of held) yield emit(metadata);
@@ -108,8 +117,9 @@ export function createChatHandler({ engine, sessions, fileUrls }: { engine: Engi
       for (const metadata of held) yield emit(metadata);
       // The run could not commit its end (the database went away): say so, with the answer so far.
       if (!isAirlockError(error)) throw error;
-      yield withTimings(emit(errorMetadata(error)));
+      yield withTimings(await ending(emit(errorMetadata(error))));
     } finally {
+      await remember();
       // The client left mid-run (the queue stopped pulling): stay cancellable until the run ends.
       if (request.signal.aborted && !request.cancelSignal.aborted) await run.finished();
       request.cancelSignal.removeEventListener('abort', cancel);

@@ -127,6 +127,10 @@ export async function listStalledQueues(q: Queryable): Promise<string[]> {
  * inserted. Null when nothing waits, the conversation is busy or paused, or another process won.
  */
 export async function claimQueuedInput(pool: Pool, input: { conversationId: string; owner: string; leaseTtlS: number }): Promise<{ queued: QueuedInput; run: Run } | null> {
+  // Every turn's end asks; almost always nothing waits: one read, no transaction (issue 38). A
+  // message queued after this read starts itself (TurnQueue.enqueue), as one the claim misses does.
+  const waiting = await pool.query('SELECT 1 FROM queued_inputs WHERE conversation_id = $1 LIMIT 1', [input.conversationId]);
+  if (!waiting.rowCount) return null;
   return withTransaction(pool, async (tx) => {
     // SKIP LOCKED: a head another process is claiming is theirs (their commit deletes it).
     const { rows } = await tx.query<QueuedRow>(
