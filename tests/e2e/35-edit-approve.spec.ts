@@ -14,7 +14,8 @@
  *   out of range both ways): each refusal is said by the Duration field, and 45 is what runs;
  * - issue 37 item 3: an edit into an environment that does not exist: the decided card reads
  *   "Approved with changes by admin: environment staging → moon", live and after a reload, and the
- *   tool line says the tool's error, not the note written for the model.
+ *   tool line says the tool's error, not the note written for the model; while editing, an edit
+ *   into production (two approvers) is said before Confirm (the policy's dry run).
  */
 import { connected, expect, send, shot, test } from './support/fixtures.ts';
 import { EDIT_POLICY } from '../helpers/approval-policy.ts';
@@ -112,7 +113,12 @@ test('after an edited approve the card says the changes and who made them; the t
   const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
   await expect(pending).toBeVisible({ timeout: 20_000 });
   await pending.getByRole('button', { name: 'Edit…' }).click();
-  await pending.getByTestId('arguments-editor').locator('input[name=environment]').fill('moon');
+  // Before Confirm, the editor says when an edit needs more approvers (production: two admins).
+  const environment = pending.getByTestId('arguments-editor').locator('input[name=environment]');
+  await environment.fill('production');
+  await expect(pending.getByTestId('edit-approvers')).toHaveText('With these arguments it needs 2 approvals (now 1).', { timeout: 20_000 });
+  await environment.fill('moon');
+  await expect(pending.getByTestId('edit-approvers')).toHaveCount(0, { timeout: 20_000 });
   await pending.getByRole('button', { name: 'Confirm with these arguments' }).click();
 
   const decided = page.locator('[data-testid=confirm-card][data-status=confirmed]');

@@ -4,6 +4,7 @@
  * `onUnauthorized`: a 503 (database down) or a network failure keeps the session.
  * @module
  */
+import type { PolicyCheck } from './edit-args.ts';
 import { ApiError, toErrorCode } from './errors.ts';
 import { readSse, type SseFrame } from './event-stream.ts';
 import type { ServerClock } from './server-clock.ts';
@@ -145,6 +146,8 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
      */
     cancelRun: (cid: string) => call<void>('POST', `/api/agent/conversations/${id(cid)}/cancel`),
     /** "Remove queued message": drops a message waiting behind the running answer (issue 24 item 4). */
+    /** The policy's word on a call with these arguments (the edit's approvers, issue 37): v1's dry run. */
+    policyCheck: (tool: string, args: Record<string, unknown>) => call<PolicyCheck>('POST', '/api/agent/v1/policy/check', { tool_name: tool, tool_args: args }),
     removeQueued: (cid: string, requestId: string) => call<void>('DELETE', `/api/agent/conversations/${id(cid)}/queue/${encodeURIComponent(requestId)}`),
     active: (cid: string) => call<ActiveState>('GET', `/api/agent/conversations/${id(cid)}/active`),
     /** The gateway's model facts (`offline_model` drives the demo-model notice; `model_titles`: a first answer's title may be followed by the model's). */

@@ -83,3 +83,21 @@ export function placeFieldErrors(fields: readonly EditField[], errors: readonly 
   }
   return { byKey, general };
 }
+
+/** The policy's word on a call (POST /api/agent/v1/policy/check), as far as the editor uses it. */
+export interface PolicyCheck {
+  approvals_required: number;
+  should_allow: boolean;
+}
+
+/**
+ * What the editor says before Confirm when the edited arguments change who must approve (issue 37
+ * item 3; decision 6): "With these arguments it needs 2 approvals (now 1).", or that the policy
+ * refuses it; null when the edit changes nothing there. `now`: the approvals the card needs.
+ */
+export function approversNote(now: number, check: PolicyCheck): string | null {
+  if (!check.should_allow) return 'The policy refuses this call with these arguments.';
+  const needs = Math.max(check.approvals_required, 1);
+  if (needs === now) return null;
+  return `With these arguments it needs ${needs} approval${needs === 1 ? '' : 's'} (now ${now}).`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editFields, placeFieldErrors, readFields } from '../../../../../src/lib/chat/edit-args.ts';
+import { approversNote, editFields, placeFieldErrors, readFields } from '../../../../../src/lib/chat/edit-args.ts';
 
 describe('edit-args: the card\'s fields of a paused call', () => {
   it('one field per argument, under its label, keeping its JSON type', () => {
@@ -90,5 +90,15 @@ describe('edit-args: every kind of field round-trips (issue 37 item 2)', () => {
       ok: true,
       args: { ...input, environment: 'production', ratio: 0.5, force: true, flags: { canary: false, steps: [] }, tags: [], note: 'why' },
     });
+  });
+});
+
+describe('approversNote: the editor says when an edit changes who must approve (issue 37 item 3)', () => {
+  it('more or fewer approvals, a refusal, or nothing when they are the same', () => {
+    expect(approversNote(1, { approvals_required: 2, should_allow: true })).toBe('With these arguments it needs 2 approvals (now 1).');
+    expect(approversNote(2, { approvals_required: 1, should_allow: true })).toBe('With these arguments it needs 1 approval (now 2).');
+    expect(approversNote(1, { approvals_required: 1, should_allow: true })).toBeNull();
+    expect(approversNote(1, { approvals_required: 0, should_allow: true })).toBeNull();
+    expect(approversNote(1, { approvals_required: 0, should_allow: false })).toBe('The policy refuses this call with these arguments.');
   });
 });
