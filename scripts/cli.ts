@@ -1,6 +1,7 @@
 /**
  * `./airlock audit …` and `./airlock receipt …` (issue 28): checks anyone can run outside the
- * server. `./airlock` runs this file itself (`npm run` would swallow the flags).
+ * server; `./airlock users …` (issue 39, cli-users.ts): user management. `./airlock` runs this
+ * file itself (`npm run` would swallow the flags).
  *   audit verify [--from ID] [--to ID]   the database's chain (DATABASE_URL, else DATA_DIR's embedded one)
  *   audit verify --file export.jsonl     an export, offline
  *   receipt verify FILE --jwks URL|FILE [--action FILE]   a receipt (a compact JWS, or the route's
@@ -9,7 +10,6 @@
  * `refused: <why>`); bad usage exits 2.
  * @module
  */
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -18,10 +18,13 @@ import { chainWalker, verdictLine, type ChainVerdict } from '../server/audit/cha
 import { receiptLine, verifyReceipt } from '../server/audit/receipt.ts';
 import { checkExport } from '../server/audit/export-check.ts';
 import { auditChainGenesis, auditChainHeads, auditChainRows } from '../server/db/audit.ts';
-import { createPool, startEmbeddedPostgres, withSnapshot } from '../server/db/index.ts';
+import { withSnapshot } from '../server/db/index.ts';
+import { openDatabase } from './cli-db.ts';
+import { usersCommand, USERS_USAGE } from './cli-users.ts';
 
 const USAGE = `usage: ./airlock audit verify [--from ID] [--to ID] | --file export.jsonl
-       ./airlock receipt verify FILE --jwks URL|FILE [--action FILE]`;
+       ./airlock receipt verify FILE --jwks URL|FILE [--action FILE]
+${USERS_USAGE}`;
 
 function usage(message?: string): never {
   process.stderr.write(`${message ? `${message}\n` : ''}${USAGE}\n`);
@@ -29,6 +32,7 @@ function usage(message?: string): never {
 }
 
 const [group, command, ...rest] = process.argv.slice(2);
+if (group === 'users') process.exit(await usersCommand(process.argv.slice(3), usage));
 if (command !== 'verify' || (group !== 'audit' && group !== 'receipt')) usage();
 const { values, positionals } = parseArgs({
   args: rest,
@@ -50,8 +54,7 @@ function print(v: ChainVerdict): boolean {
 }
 
 async function verifyDatabase(): Promise<ChainVerdict> {
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(join(resolve(process.env.DATA_DIR ?? 'data'), 'postgres'));
-  const pool = createPool(process.env.DATABASE_URL ?? embedded!.url, { max: 1 });
+  const { pool, close } = await openDatabase({ migrate: false });
   try {
     return await withSnapshot(pool, async (q) => {
       const walk = chainWalker({ genesis: values.from ? null : await auditChainGenesis(q), from: values.from });
@@ -59,8 +62,7 @@ async function verifyDatabase(): Promise<ChainVerdict> {
       return walk.end(values.to ? null : await auditChainHeads(q));
     });
   } finally {
-    await pool.end();
-    await embedded?.stop();
+    await close();
   }
 }
 

@@ -133,6 +133,8 @@ const EnvSchema = z.object({
   POLICY_TENANT_CACHE_S: z.coerce.number().int().min(0).default(10),
   /** Seals private signing keys at rest; unset: a 0600 file under DATA_DIR. Same value on every replica. */
   KEY_ENCRYPTION_KEY: z.string().min(32).optional(),
+  /** Single sign-on (issue 39): the OpenID provider's issuer URL; unset: no single sign-on. */
+  OIDC_ISSUER: optionalUrl,
 });
 
 export interface Config {
@@ -183,6 +185,8 @@ export interface Config {
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
   /** The tool policy file (server/policy); unset: the built-in defaults alone. */
   policy: { file: string | undefined; tenantCacheS: number };
+  /** Single sign-on with an OpenID provider (server/identity); issuer unset: off. */
+  oidc: { issuer: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -266,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       builtin: e.BUILTIN_TOOLS,
     },
     policy: { file: e.POLICY_FILE ? resolve(e.POLICY_FILE) : undefined, tenantCacheS: e.POLICY_TENANT_CACHE_S },
+    oidc: { issuer: e.OIDC_ISSUER },
   };
 }
 

@@ -9,7 +9,7 @@ import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAlive } from './embedded-server.ts';
 
-interface Owner {
+export interface Owner {
   pid: number;
   started: string;
 }
@@ -79,7 +79,7 @@ export async function claimDataDir(dir: string, label: string): Promise<{ releas
   throw new DataDirInUseError(`${label} is being claimed by another process starting at the same time: try again`);
 }
 
-async function readOwner(dir: string): Promise<Owner | null> {
+export async function readOwner(dir: string): Promise<Owner | null> {
   try {
     const value = JSON.parse(await readFile(ownerPath(dir), 'utf8')) as Owner;
     return Number.isInteger(value.pid) ? value : null;

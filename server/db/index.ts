@@ -6,4 +6,5 @@ export { isDatabaseUnavailable } from './unavailable.ts';
 export { rememberSessionConversation, sessionConversation, SESSION_IDLE_MS } from './gradio-sessions.ts';
 export type { Migration } from './migrate.ts';
 export { startEmbeddedPostgres, freePort } from './embedded.ts';
+export { runningEmbeddedUrl } from './embedded-attach.ts';
 export type { EmbeddedDatabase } from './embedded.ts';

@@ -7,6 +7,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import {
   authenticateUser,
+  authErrorDetails,
   checkClientCredentials,
   isAuthError,
   issueRefreshToken,
@@ -57,6 +58,7 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
         reply.header('retry-after', String(error.retryAfterS ?? 1));
         throw new AirlockError('RATE_LIMITED', error.message, { details: { retry_after_s: error.retryAfterS } });
       }
+      if (isAuthError(error) && error.code === 'USER_DISABLED') throw new AirlockError('UNAUTHORIZED', error.message, { details: authErrorDetails(error) });
       if (isAuthError(error)) throw new AirlockError('UNAUTHORIZED', 'Invalid username or password.');
       throw error;
     }
