@@ -1,6 +1,7 @@
 /**
  * `./airlock audit …` and `./airlock receipt …` (issue 28): checks anyone can run outside the
- * server. `./airlock` runs this file itself (`npm run` would swallow the flags).
+ * server; `./airlock users …` (issue 39, cli-users.ts): user management. `./airlock` runs this
+ * file itself (`npm run` would swallow the flags).
  *   audit verify [--from ID] [--to ID]   the database's chain (DATABASE_URL, else DATA_DIR's embedded
  *     one, default `.data` as the server's: cli-database.ts; a running server's is read as it runs)
  *   audit verify --file export.jsonl     an export, offline
@@ -30,9 +31,11 @@ import { auditChainGenesis, auditChainHeads, auditChainRows } from '../server/db
 import { listCheckpoints } from '../server/db/audit-checkpoints.ts';
 import { createPool, withSnapshot } from '../server/db/index.ts';
 import { CliError, openCliDatabase } from './cli-database.ts';
+import { usersCommand, USERS_USAGE } from './cli-users.ts';
 
 const USAGE = `usage: ./airlock audit verify [--from ID] [--to ID] | --file export.jsonl  [--checkpoint-key FILE]
-       ./airlock receipt verify FILE --jwks URL|FILE [--action FILE]`;
+       ./airlock receipt verify FILE --jwks URL|FILE [--action FILE]
+${USERS_USAGE}`;
 
 function usage(message?: string): never {
   process.stderr.write(`${message ? `${message}\n` : ''}${USAGE}\n`);
@@ -40,6 +43,7 @@ function usage(message?: string): never {
 }
 
 const [group, command, ...rest] = process.argv.slice(2);
+if (group === 'users') process.exit(await usersCommand(process.argv.slice(3), usage));
 if (command !== 'verify' || (group !== 'audit' && group !== 'receipt')) usage();
 const { values, positionals } = parseArgs({
   args: rest,

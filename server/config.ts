@@ -137,6 +137,23 @@ const EnvSchema = z.object({
   POLICY_TENANT_CACHE_S: z.coerce.number().int().min(0).default(10),
   /** Seals private signing keys at rest; unset: a 0600 file under DATA_DIR. Same value on every replica. */
   KEY_ENCRYPTION_KEY: z.string().min(32).optional(),
+  /** Single sign-on (issue 39, README "Single sign-on"): the OpenID provider's issuer URL; unset: off. */
+  OIDC_ISSUER: optionalUrl,
+  OIDC_CLIENT_ID: z.string().optional(),
+  /** Unset: a public client (PKCE alone). */
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  OIDC_SCOPES: z.string().default('openid profile email'),
+  OIDC_NAME: z.string().min(1).max(60).default('Single sign-on'),
+  /** The claims a username is taken from, in order (the first that fits). */
+  OIDC_USERNAME_CLAIM: z.string().default('preferred_username,email,sub'),
+  OIDC_ROLE_CLAIM: z.string().default('groups'),
+  /** `admin=ops-admins;operator=oncall,sre;viewer=*`: the highest role any group maps to. Unset: viewer. */
+  OIDC_ROLE_MAP: z.string().optional(),
+  OIDC_TENANT_CLAIM: z.string().optional(),
+  /** http: issuers (a loopback host only; tests): never in production. */
+  OIDC_ALLOW_HTTP: bool.default(false),
+  /** false: single sign-on only (the login page and the Gradio /login refuse passwords). */
+  PASSWORD_LOGIN: bool.default(true),
 });
 
 export interface Config {
@@ -191,6 +208,20 @@ export interface Config {
   tools: { file: string | undefined; resultMaxChars: number; mcpTopN: number; mcpTimeoutMs: number; builtin: boolean };
   /** The tool policy file (server/policy); unset: the built-in defaults alone. */
   policy: { file: string | undefined; tenantCacheS: number };
+  /** Single sign-on with an OpenID provider (server/identity/oidc); issuer unset: off. */
+  oidc: {
+    issuer: string | undefined;
+    clientId: string;
+    clientSecret: string | undefined;
+    scopes: string;
+    name: string;
+    usernameClaims: string[];
+    roleClaim: string;
+    roleMap: string | undefined;
+    tenantClaim: string | undefined;
+    allowHttp: boolean;
+  };
+  passwordLogin: boolean;
 }
 
 export class ConfigError extends Error {
@@ -276,6 +307,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       builtin: e.BUILTIN_TOOLS,
     },
     policy: { file: e.POLICY_FILE ? resolve(e.POLICY_FILE) : undefined, tenantCacheS: e.POLICY_TENANT_CACHE_S },
+    oidc: {
+      issuer: e.OIDC_ISSUER,
+      clientId: e.OIDC_CLIENT_ID ?? 'airlock',
+      clientSecret: e.OIDC_CLIENT_SECRET || undefined,
+      scopes: e.OIDC_SCOPES,
+      name: e.OIDC_NAME,
+      usernameClaims: e.OIDC_USERNAME_CLAIM.split(',').map((c) => c.trim()).filter(Boolean),
+      roleClaim: e.OIDC_ROLE_CLAIM,
+      roleMap: e.OIDC_ROLE_MAP || undefined,
+      tenantClaim: e.OIDC_TENANT_CLAIM || undefined,
+      allowHttp: e.OIDC_ALLOW_HTTP,
+    },
+    passwordLogin: e.PASSWORD_LOGIN,
   };
 }
 

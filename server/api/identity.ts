@@ -5,7 +5,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken, isAuthError, roleAllows, type Permission, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
+import { authErrorDetails, bearerToken, isAuthError, roleAllows, type Permission, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
 import { AirlockError } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 
@@ -14,14 +14,17 @@ const services = new WeakMap<FastifyRequest, VerifiedService>();
 
 function unauthorized(which: 'user' | 'service', error?: unknown): AirlockError {
   const revoked = isAuthError(error) && error.code === 'TOKEN_REVOKED';
+  const disabled = authErrorDetails(error);
   const message =
     which === 'service'
       ? 'A valid service token is required (Authorization: Bearer).'
       : revoked
         ? 'This session has been logged out.'
-        : 'A valid user token is required.';
+        : disabled
+          ? 'This account has been disabled.'
+          : 'A valid user token is required.';
   if (error !== undefined && !isAuthError(error)) throw error; // a database failure is not a 401
-  return new AirlockError('UNAUTHORIZED', message, { details: { token: which }, cause: error });
+  return new AirlockError('UNAUTHORIZED', message, { details: { token: which, ...disabled }, cause: error });
 }
 
 async function verifyOrThrow<T>(which: 'user' | 'service', token: string | null, verify: (t: string) => Promise<T>): Promise<T> {

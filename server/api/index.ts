@@ -1,10 +1,13 @@
 /**
- * The api role: /api/auth, /api/tools, /api/assistant, /api/agent, /api/audit. At start it makes
- * sure the signing key and (when enabled) the demo users exist.
+ * The api role: /api/auth, /api/tools, /api/assistant, /api/agent, /api/audit, /api/admin/users.
+ * At start it makes sure the signing key and (when enabled) the demo users exist, and says how to
+ * create the first admin when nobody could sign in.
  * @module
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ensureDemoUsers } from '../auth/index.ts';
+import { firstAdminLine } from '../identity/index.ts';
+import { adminUserRoutes } from './admin/users.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/index.ts';
 import { agentRoutes } from './agent/active.ts';
@@ -35,6 +38,7 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, p
   process.stdout.write(`${config.demoUsersReason}\n`);
   if (config.demoUsers) {
     const demo = await ensureDemoUsers(pool, config);
+    for (const line of demo.skipped) app.log.warn(line);
     if (demo.generatedPassword) {
       // Printed once, at the start that created the users; only its hash is stored.
       process.stdout.write(
@@ -43,10 +47,13 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, { config, p
       );
     }
   }
+  const firstAdmin = await firstAdminLine(pool, { databaseUrl: config.databaseUrl, demoUsers: config.demoUsers, oidcIssuer: config.oidc.issuer });
+  if (firstAdmin) process.stdout.write(`${firstAdmin}\n`);
   scheduleHousekeeping(app, pool);
   await app.register(authRoutes, { prefix: '/api/auth', ctx });
   await app.register(toolRoutes, { prefix: '/api/tools', ctx });
   await app.register(conversationRoutes, { prefix: '/api/assistant', ctx });
   await app.register(agentRoutes, { prefix: '/api/agent', ctx });
   await app.register(auditRoutes, { prefix: '/api/audit', ctx, checkpoints });
+  await app.register(adminUserRoutes, { prefix: '/api/admin/users', ctx });
 };

@@ -1,7 +1,8 @@
 /**
  * Demo users viewer / operator / admin. Their password is DEMO_PASSWORD, or one generated at the
  * first start and printed once (only its hash is stored). Idempotent and race-safe: creation runs
- * under an advisory lock, and only the process that created the users prints the password.
+ * under an advisory lock, and only the process that created the users prints the password. Only
+ * local rows are touched: a demo name held by an SSO or proxy user is skipped with a warning.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,8 @@ export interface DemoUsersResult {
   created: string[];
   /** The generated password when this call generated one (print it once), else undefined. */
   generatedPassword?: string;
+  /** One line per demo name held by a single sign-on or proxy user: that demo user is skipped. */
+  skipped: string[];
 }
 
 /**
@@ -37,10 +40,17 @@ export async function ensureDemoUsers(pool: AuthPool, config: Pick<Config, 'demo
     const generated = config.demoPassword ? undefined : randomBytes(12).toString('base64url');
     const password = config.demoPassword ?? generated!;
     const created: string[] = [];
+    const skipped: string[] = [];
     for (const demo of DEMO_USERS) {
       const existing = await findUserWithHash(client, demo.username);
+      // A demo name a person of the provider already holds is theirs: setting a password on it
+      // would hand their account to anyone who knows DEMO_PASSWORD (issue 39, decision 5).
+      if (existing && existing.source !== 'local') {
+        skipped.push(`Demo user ${demo.username} skipped: that name belongs to a ${existing.source} user`);
+        continue;
+      }
       if (existing) {
-        if (config.demoPassword && !(await verifyPassword(config.demoPassword, existing.passwordHash))) {
+        if (config.demoPassword && !(existing.passwordHash && (await verifyPassword(config.demoPassword, existing.passwordHash)))) {
           await setPasswordHash(client, { userId: existing.id, passwordHash: await hashPassword(config.demoPassword) });
         }
         continue;
@@ -49,7 +59,7 @@ export async function ensureDemoUsers(pool: AuthPool, config: Pick<Config, 'demo
       if (user) created.push(user.username);
     }
     await client.query('COMMIT');
-    return { created, ...(generated && created.length > 0 ? { generatedPassword: generated } : {}) };
+    return { created, skipped, ...(generated && created.length > 0 ? { generatedPassword: generated } : {}) };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;

@@ -9,6 +9,8 @@ export type AuthErrorCode =
   | 'TOKEN_INVALID'
   /** A well-formed token that was logged out. */
   | 'TOKEN_REVOKED'
+  /** The person was disabled by an admin (issue 39): every token they hold is refused. */
+  | 'USER_DISABLED'
   /** Unknown user, wrong password, unknown client or wrong secret. */
   | 'CREDENTIALS_INVALID'
   /** Too many failed logins for this user and address; retry after `retryAfterS`. */
@@ -24,6 +26,11 @@ export class AuthError extends Error {
     this.code = code;
     this.retryAfterS = options.retryAfterS;
   }
+}
+
+/** What a 401 says in `details` beyond the message: `{reason: "user_disabled"}` for a disabled person. */
+export function authErrorDetails(error: unknown): { reason: 'user_disabled' } | undefined {
+  return isAuthError(error) && error.code === 'USER_DISABLED' ? { reason: 'user_disabled' } : undefined;
 }
 
 /** Matches by name, so it survives duplicate module copies. */

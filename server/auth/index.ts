@@ -4,7 +4,7 @@
  * AuthError, which `api` and `chat` map to the taxonomy.
  * @module
  */
-export { AuthError, isAuthError, type AuthErrorCode } from './errors.ts';
+export { AuthError, authErrorDetails, isAuthError, type AuthErrorCode } from './errors.ts';
 export { bearerToken } from './bearer.ts';
 export type { AuthDb, AuthPool } from './db.ts';
 export { createKeyStore, keyStoreFor, sealPlaintextKeys, SIGNING_ALG, type KeyStore, type SigningKey } from './keys.ts';

@@ -26,6 +26,8 @@ export interface KeyCipher {
   readonly id: string;
   seal(jwk: JWK, kid: string): SealedJwk;
   open(value: SealedJwk | JWK, kid: string): JWK;
+  /** A 32-byte key for another purpose (the OIDC flow cookie), from the same secret: the same on every replica. */
+  derive(purpose: string): Uint8Array;
 }
 
 /** The stored KEK cannot open a key: the setting differs from the one that sealed it. */
@@ -42,6 +44,7 @@ export function createKeyCipher(secret: string): KeyCipher {
   const id = createHash('sha256').update(key).digest('hex').slice(0, 12);
   return {
     id,
+    derive: (purpose) => new Uint8Array(hkdfSync('sha256', secret, 'airlock', purpose, 32)),
     seal(jwk, kid) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(kid));

@@ -5,27 +5,38 @@
 import type { AuthDb } from './db.ts';
 import type { UserRole } from './rbac.ts';
 
+export type UserSource = 'local' | 'oidc' | 'proxy';
+
 export interface User {
   id: string;
   username: string;
   role: UserRole;
   createdAt: Date;
+  /** Where the person signs in: a password here, the OpenID provider, or an authenticating proxy. */
+  source: UserSource;
+  /** Set while an admin has switched the person off. */
+  disabledAt: Date | null;
 }
 
 interface UserRow {
   id: string;
   username: string;
   role: UserRole;
-  password_hash: string;
+  password_hash: string | null;
   created_at: Date;
+  source: UserSource;
+  disabled_at: Date | null;
 }
 
 function toUser(row: UserRow): User {
-  return { id: row.id, username: row.username, role: row.role, createdAt: row.created_at };
+  return { id: row.id, username: row.username, role: row.role, createdAt: row.created_at, source: row.source, disabledAt: row.disabled_at };
 }
 
-/** The user and its password hash, or null. Usernames are case-insensitive (stored lower case). */
-export async function findUserWithHash(db: AuthDb, username: string): Promise<(User & { passwordHash: string }) | null> {
+/**
+ * The user and its password hash (null for SSO and proxy users), or null. Usernames are
+ * case-insensitive (stored lower case).
+ */
+export async function findUserWithHash(db: AuthDb, username: string): Promise<(User & { passwordHash: string | null }) | null> {
   const { rows } = await db.query<UserRow>('SELECT * FROM users WHERE username = $1', [username.trim().toLowerCase()]);
   return rows[0] ? { ...toUser(rows[0]), passwordHash: rows[0].password_hash } : null;
 }

@@ -4,7 +4,8 @@
  * an MCP server's `mcp:<name>`, is refused), `typ`, expiry and not-before with a small clock
  * skew, an `iat` that is neither in the future nor older than the token kind's lifetime, and a
  * lifetime (`exp - iat`) no longer than the configured one. User tokens then speak only for a
- * user that exists now, with the role it has now (not the role it had at login).
+ * user that exists now, with the role it has now (not the role it had at login), and who is not
+ * disabled (USER_DISABLED).
  * Every failure is an AuthError TOKEN_INVALID (or TOKEN_REVOKED for a logged-out user token).
  * Anything else thrown (the database is down) is rethrown as is: "could not check" is not
  * "not authenticated", and callers answer it with 503, never 401.
@@ -111,6 +112,7 @@ export function createUserTokenVerifier({ pool, config }: { pool: AuthPool; conf
     const subject = await loadTokenSubject(pool, { userId: user.userId, jti: user.jti, sessionId: user.sessionId });
     if (subject.revoked) throw new AuthError('TOKEN_REVOKED', 'The token was revoked.');
     if (!subject.user) throw new AuthError('TOKEN_INVALID', 'The user does not exist.');
+    if (subject.user.disabled) throw new AuthError('USER_DISABLED', 'This account has been disabled.');
     return { ...user, username: subject.user.username, role: subject.user.role };
   };
 }

@@ -29,6 +29,8 @@ export interface AuditEntry {
   policyMatched?: boolean | null;
   /** Whose request this row is about when the actor is not a user (an expiry): picks the row's tenant. */
   requesterId?: string | null;
+  /** The row's chain when neither actor nor requester picks it (a change to a user goes to that user's tenant). */
+  tenant?: string;
 }
 
 export interface AuditRecord extends AuditEntry {
@@ -145,7 +147,7 @@ function isClient(db: Queryable): db is PoolClient {
   return typeof (db as PoolClient).release === 'function';
 }
 
-/** The tenant of each row: its actor's, else its requester's, else `_system`. */
+/** The tenant of each row: the one it names, else its actor's, else its requester's, else `_system`. */
 async function tenantsOf(db: Queryable, entries: AuditEntry[]): Promise<(e: AuditEntry) => string> {
   const ids = [...new Set(entries.flatMap((e) => [e.userId, e.requesterId]).filter((id): id is string => !!id))];
   const known = new Map<string, string>();
@@ -153,7 +155,7 @@ async function tenantsOf(db: Queryable, entries: AuditEntry[]): Promise<(e: Audi
     const { rows } = await db.query<{ id: string; tenant: string }>(`SELECT id::text, tenant FROM users WHERE id::text = ANY($1::text[])`, [ids]);
     for (const r of rows) known.set(r.id, r.tenant);
   }
-  return (e) => (e.userId && known.get(e.userId)) || (e.requesterId && known.get(e.requesterId)) || SYSTEM_TENANT;
+  return (e) => e.tenant || (e.userId && known.get(e.userId)) || (e.requesterId && known.get(e.requesterId)) || SYSTEM_TENANT;
 }
 
 /** The tenant of rows with neither an actor nor a requester a user of ours. */

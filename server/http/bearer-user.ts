@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyRequest } from 'fastify';
-import { bearerToken, isAuthError } from '../auth/index.ts';
+import { authErrorDetails, bearerToken, isAuthError } from '../auth/index.ts';
 import { getConversationForUser } from '../db/conversations.ts';
 import type { Pool } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
@@ -19,7 +19,8 @@ export async function bearerUser(request: FastifyRequest, verifyUser: VerifyUser
     return { userId: (await verifyUser(token)).userId, token };
   } catch (error) {
     if (!isAuthError(error)) throw error;
-    throw new AirlockError('UNAUTHORIZED', 'A valid user token is required.', { cause: error });
+    const disabled = authErrorDetails(error);
+    throw new AirlockError('UNAUTHORIZED', disabled ? 'This account has been disabled.' : 'A valid user token is required.', { details: disabled, cause: error });
   }
 }
 

@@ -11,7 +11,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeProtectedHeader } from 'jose';
-import { bearerToken, isAuthError, roleAllows, TOKEN_KINDS, type Permission, type UserRole, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
+import { authErrorDetails, bearerToken, isAuthError, roleAllows, TOKEN_KINDS, type Permission, type UserRole, type VerifiedService, type VerifiedUser } from '../auth/index.ts';
 import { insertAudit } from '../db/audit.ts';
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
@@ -70,6 +70,8 @@ const callers = new WeakMap<FastifyRequest, V1Caller>();
 export function unauthorized(message: string, cause?: unknown): AirlockError {
   // "Could not check" (the database is down) is not "not authenticated": rethrow it for a 503.
   if (cause !== undefined && !isAuthError(cause)) throw cause;
+  const disabled = authErrorDetails(cause);
+  if (disabled) return new AirlockError('UNAUTHORIZED', 'This account has been disabled.', { details: disabled, cause });
   return new AirlockError('UNAUTHORIZED', message, { cause });
 }
 

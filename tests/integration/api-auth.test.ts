@@ -184,7 +184,7 @@ describe('keys and demo users at start', () => {
     expect(generated.status).toBe(200);
     // DEMO_PASSWORD set again: the users are kept and their password follows the setting.
     const again = await ensureDemoUsers(api.db.pool, { demoPassword: 'demo-password-1' });
-    expect(again).toEqual({ created: [] });
+    expect(again).toEqual({ created: [], skipped: [] });
     expect((await api.request('POST', '/api/auth/login', { body: { username: 'admin', password: 'demo-password-1' } })).status).toBe(200);
   });
 });

@@ -28,9 +28,11 @@ class LoginDelayedError extends RequestRejectedError {
 }
 
 /** `login` and `logout` options for gradioPlugin. */
-export function gradioLogin(deps: { pool: Pool; config: Pick<Config, 'jwt'>; verify: Verify }): Pick<GradioPluginOptions, 'login' | 'logout'> {
+export function gradioLogin(deps: { pool: Pool; config: Pick<Config, 'jwt' | 'passwordLogin'>; verify: Verify }): Pick<GradioPluginOptions, 'login' | 'logout'> {
   return {
     async login(username, password, { ip }) {
+      // PASSWORD_LOGIN=false (issue 39): single sign-on only, here as on the login page.
+      if (!deps.config.passwordLogin) return null;
       // PostgreSQL text cannot hold U+0000: refused here as the REST login refuses it, not as a 500.
       if (username.includes('\u0000') || password.includes('\u0000')) throw nulRefused(username.includes('\u0000') ? 'username' : 'password');
       try {

@@ -7,6 +7,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import {
   authenticateUser,
+  authErrorDetails,
   checkClientCredentials,
   isAuthError,
   issueRefreshToken,
@@ -22,6 +23,7 @@ import type { ApiContext } from '../context.ts';
 import { requestUser, requireUser } from '../identity.ts';
 import { createRateLimiter } from '../rate-limit.ts';
 import { parseInput } from '../../http/validate.ts';
+import { endSessionUrl, oidcProviderFor, registerOidcRoutes } from './oidc-routes.ts';
 import { LoginBody, ServiceTokenBody } from './schemas.ts';
 import { clearRefreshCookie, REFRESH_COOKIE, requireSameOrigin, setRefreshCookie } from './session-cookie.ts';
 
@@ -33,9 +35,12 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
   const serviceTokenLimiter = createRateLimiter(SERVICE_TOKEN_RATE);
   // Scoped to /api/auth: no other route reads cookies (the cookie's path keeps it from them anyway).
   await app.register(cookie);
+  const provider = oidcProviderFor(ctx);
+  await registerOidcRoutes(app, ctx, provider);
 
   app.post('/login', async (request, reply) => {
     const body = parseInput(LoginBody, request.body, 'body');
+    if (!config.passwordLogin) throw new AirlockError('FORBIDDEN', 'Password login is off here: use single sign-on.', { details: { reason: 'password_login_off' } });
     if (body.cookie) requireSameOrigin(request, config);
     try {
       const user = await authenticateUser(pool, { username: body.username, password: body.password, address: request.ip });
@@ -57,6 +62,7 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
         reply.header('retry-after', String(error.retryAfterS ?? 1));
         throw new AirlockError('RATE_LIMITED', error.message, { details: { retry_after_s: error.retryAfterS } });
       }
+      if (isAuthError(error) && error.code === 'USER_DISABLED') throw new AirlockError('UNAUTHORIZED', error.message, { details: authErrorDetails(error) });
       if (isAuthError(error)) throw new AirlockError('UNAUTHORIZED', 'Invalid username or password.');
       throw error;
     }
@@ -97,6 +103,9 @@ export const authRoutes: FastifyPluginAsync<{ ctx: ApiContext }> = async (app, {
       await revokeRefreshToken(pool, request.cookies[REFRESH_COOKIE]);
       clearRefreshCookie(request, reply);
     }
+    // An SSO person's browser goes on to the provider's logout, where it has one (issue 39).
+    const endSession = await endSessionUrl(provider, ctx, request, user.userId);
+    if (endSession) return reply.status(200).send({ end_session_url: endSession });
     return reply.status(204).send();
   });
 

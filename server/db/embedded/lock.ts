@@ -9,7 +9,7 @@ import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAlive } from './server.ts';
 
-interface Owner {
+export interface Owner {
   pid: number;
   started: string;
 }

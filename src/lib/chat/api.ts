@@ -100,7 +100,8 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
     login: (username: string, password: string) => call<LoginResult>('POST', '/api/auth/login', { username, password, cookie: true }),
     /** A new access token from the refresh cookie (rotates it); UNAUTHORIZED when there is no session. */
     refresh: () => call<LoginResult>('POST', '/api/auth/refresh'),
-    logout: () => call<void>('POST', '/api/auth/logout'),
+    /** An SSO person's logout answers where the provider's own logout is (issue 39); otherwise nothing. */
+    logout: () => call<{ end_session_url?: string } | undefined>('POST', '/api/auth/logout'),
     me: () => call<User & { permissions: string[] }>('GET', '/api/auth/me'),
     listConversations: async (o: { q?: string; cursor?: string | null; limit?: number; archived?: boolean } = {}): Promise<Page<Conversation>> => {
       const r = await call<{ items: Conversation[]; next_cursor: string | null }>('GET', `/api/assistant/conversations${q(o)}`);
