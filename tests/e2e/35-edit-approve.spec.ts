@@ -17,11 +17,23 @@
  *   tool line says the tool's error, not the note written for the model; while editing, an edit
  *   into production (two approvers) is said before Confirm (the policy's dry run).
  */
+import type { Browser } from '@playwright/test';
 import { connected, expect, send, shot, test } from './support/fixtures.ts';
 import { EDIT_POLICY } from '../helpers/approval-policy.ts';
 import { useApproversProduct } from './support/approvers.ts';
 
 const app = useApproversProduct('edit', EDIT_POLICY);
+
+/** `user` asks for `message` and presses Edit… on the card that waits: the page, the card and its editor. */
+async function openEditor(browser: Browser, user: string, message: string) {
+  const page = await app.personPage(browser, user);
+  await connected(page);
+  await send(page, message);
+  const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
+  await expect(pending).toBeVisible({ timeout: 20_000 });
+  await pending.getByRole('button', { name: 'Edit…' }).click();
+  return { page, pending, editor: pending.getByTestId('arguments-editor') };
+}
 
 const deployments = async (version: string, environment: string) =>
   (await app.product.query<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE version = $1 AND environment = $2`, [version, environment]))[0].n;
@@ -73,15 +85,9 @@ test('edit the version and confirm: the tool card and the final answer name the 
 });
 
 test('a number edit: Duration 45 runs with 45; -5 and 2000 are said by the field (issue 37 item 2)', async ({ browser }) => {
-  const page = await app.personPage(browser, 'admin');
+  const { page, pending, editor } = await openEditor(browser, 'admin', 'Start maintenance on orders-api for 30 minutes because of a schema migration');
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await connected(page);
-  await send(page, 'Start maintenance on orders-api for 30 minutes because of a schema migration');
-  const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
-  await expect(pending).toBeVisible({ timeout: 20_000 });
-  await pending.getByRole('button', { name: 'Edit…' }).click();
-  const editor = pending.getByTestId('arguments-editor');
   const duration = editor.locator('input[name=duration_minutes]');
   await expect(duration).toHaveValue('30');
   const durationError = editor.locator('label', { has: page.locator('input[name=duration_minutes]') }).getByRole('alert');
@@ -107,14 +113,9 @@ test('a number edit: Duration 45 runs with 45; -5 and 2000 are said by the field
 });
 
 test('after an edited approve the card says the changes and who made them; the tool line the tool\'s error (issue 37 item 3)', async ({ browser }) => {
-  const page = await app.personPage(browser, 'admin');
-  await connected(page);
-  await send(page, 'Deploy checkout-api 2.4.1 to staging');
-  const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
-  await expect(pending).toBeVisible({ timeout: 20_000 });
-  await pending.getByRole('button', { name: 'Edit…' }).click();
+  const { page, pending, editor } = await openEditor(browser, 'admin', 'Deploy checkout-api 2.4.1 to staging');
   // Before Confirm, the editor says when an edit needs more approvers (production: two admins).
-  const environment = pending.getByTestId('arguments-editor').locator('input[name=environment]');
+  const environment = editor.locator('input[name=environment]');
   await environment.fill('production');
   await expect(pending.getByTestId('edit-approvers')).toHaveText('With these arguments it needs 2 approvals (now 1).', { timeout: 20_000 });
   await environment.fill('moon');
@@ -141,13 +142,8 @@ test('after an edited approve the card says the changes and who made them; the t
 });
 
 test("an operator's edit of a maintenance into admin-only db-primary is refused", async ({ browser }) => {
-  const page = await app.personPage(browser, 'operator');
-  await connected(page);
-  await send(page, 'Start maintenance on payments-api for 30 minutes because of a fan swap');
-  const pending = page.locator('[data-testid=confirm-card][data-status=pending]');
-  await expect(pending).toBeVisible({ timeout: 20_000 });
-  await pending.getByRole('button', { name: 'Edit…' }).click();
-  await pending.getByTestId('arguments-editor').locator('input[name=service]').fill('db-primary');
+  const { page, pending, editor } = await openEditor(browser, 'operator', 'Start maintenance on payments-api for 30 minutes because of a fan swap');
+  await editor.locator('input[name=service]').fill('db-primary');
   await pending.getByRole('button', { name: 'Confirm with these arguments' }).click();
   await expect(page.getByTestId('error-card').last()).toContainText(/role admin/, { timeout: 20_000 });
   await expect(page.getByTestId('error-card').last()).toHaveAttribute('data-code', 'FORBIDDEN');
