@@ -38,6 +38,9 @@ export function mcpAuditEntry(call: {
   toolCallId: string;
   conversationId: string;
   durationMs: number | null;
+  /** Another source's method and path (an OpenAPI call: `HTTP`, `POST openapi://<server>/<path>`). */
+  method?: string;
+  path?: string;
 }): AuditEntry {
   const user = tokenClaims(call.userToken);
   const { outcome, status } = STATUS[call.result];
@@ -47,8 +50,8 @@ export function mcpAuditEntry(call: {
     username: claimString(user.username),
     userRole: claimString(user.role),
     operation: call.name,
-    method: 'MCP',
-    path: `mcp://${call.server}/${call.tool}`,
+    method: call.method ?? 'MCP',
+    path: call.path ?? `mcp://${call.server}/${call.tool}`,
     arguments: call.args,
     outcome,
     statusCode: status,
