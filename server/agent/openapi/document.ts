@@ -58,7 +58,9 @@ export function unsupportedVersion(doc: unknown): string | null {
 export async function loadOpenApiDocument(ref: string, dir: string, timeoutMs: number): Promise<{ doc: OpenApiDocument } | { error: string }> {
   let raw: unknown;
   try {
-    raw = parseYaml(await readText(ref, dir, timeoutMs), { maxAliasCount: 1000 });
+    const text = await readText(ref, dir, timeoutMs);
+    // JSON is YAML, but the JSON parser is many times faster on a large document.
+    raw = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
   } catch (error) {
     return { error: `cannot read the OpenAPI document: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message.split('\n')[0]}` };
   }
