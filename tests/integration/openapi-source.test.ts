@@ -9,7 +9,8 @@
  * injection, host change, a redirect to another origin), performed on the source itself, and the
  * ToolSource contract suite. Bad entries are down with their reason, and the start goes on.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -258,3 +259,43 @@ runToolSourceContract('openapi', async () => ({
   run: runOf(),
   close: async () => {},
 }));
+
+/** Runs a child without blocking this process (the gateway it asks for the JWKS runs here). */
+function run(file: string, args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { encoding: 'utf8' }, (error, stdout, stderr) => resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+/** The README's code block (`lang`) under "What a backend checks", as an operator would copy it. */
+async function readmeSnippet(lang: 'js' | 'python'): Promise<string> {
+  const readme = await readFile(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+  const from = readme.indexOf('What a backend checks');
+  const block = readme.slice(from).match(new RegExp('```' + lang + '\\n([\\s\\S]*?)```'));
+  return block![1].replaceAll('https://airlock.example', server.url).replaceAll("'airlock'", `'${server.config.jwt.issuer}'`).replaceAll('"airlock"', `"${server.config.jwt.issuer}"`);
+}
+
+describe("the README's lines for a backend", () => {
+  it('verify the tokens a call carried, with jose (Node) and PyJWT (Debian python3-jwt, when installed)', async () => {
+    const before = backend.seen.length;
+    const turn = await collect(chat(admin, 'get invoice 8'));
+    expect(meta(byType(turn, 'tool_end')).tool).toBe('billing_get_invoice');
+    const call = backend.seen.slice(before).find((s) => s.url === '/invoices/8')!;
+    const headers = { authorization: String(call.headers.authorization), 'x-user-jwt': String(call.headers['x-user-jwt']) };
+    const js = `${await readmeSnippet('js')}\nconsole.log(JSON.stringify(await callerOf({ headers: ${JSON.stringify(headers)} })));`;
+    const node = await run(process.execPath, ['--input-type=module', '-e', js]);
+    expect(node.stderr).toBe('');
+    expect(JSON.parse(node.stdout)).toMatchObject({ preferred_username: 'admin', role: 'admin', tool: 'billing_get_invoice', aud: 'billing' });
+    // The service token where the user token belongs is refused: its typ.
+    const swapped = await run(process.execPath, ['--input-type=module', '-e', `${await readmeSnippet('js')}\nawait callerOf({ headers: ${JSON.stringify({ authorization: headers.authorization, 'x-user-jwt': headers.authorization.slice(7) })} });`]);
+    expect(swapped.status).not.toBe(0);
+    expect(swapped.stderr).toMatch(/typ/);
+
+    const python = '/usr/bin/python3';
+    if ((await run(python, ['-c', 'import jwt, cryptography'])).status !== 0) return; // PyJWT cannot come from PyPI here: documentation only
+    const py = `${await readmeSnippet('python')}\nimport json\nprint(json.dumps(caller_of({"Authorization": ${JSON.stringify(headers.authorization)}, "X-User-JWT": ${JSON.stringify(headers['x-user-jwt'])}})))\n`;
+    const ran = await run(python, ['-c', py]);
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toMatchObject({ preferred_username: 'admin', role: 'admin', tool: 'billing_get_invoice' });
+  }, 30_000);
+});
