@@ -11,12 +11,12 @@ import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { argumentLabels, type EffectPreview } from '../../operations/index.ts';
-import type { PolicyDecision, ToolAction } from '../../policy/index.ts';
+import type { ToolAction } from '../../policy/index.ts';
 import { gatedCall } from '../gated-call.ts';
 import { errorMessage } from '../tools/define.ts';
 import { storedBeforeEffect } from '../tools/context.ts';
 import type { ToolCallContext, ToolResult, ToolUser } from '../tool-source.ts';
-import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
+import { callAuditor, type McpAuditSink } from './audit.ts';
 import type { McpConnection } from './connection.ts';
 import { annotationAction } from './policy.ts';
 import { renderMcpResult } from './result.ts';
@@ -70,16 +70,7 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps): M
     defaultAction: builtin,
     run(user: ToolUser, args: Args, call: ToolCallContext): Promise<ToolResult> {
       const { toolCallId, run: ctx } = call;
-      const started = performance.now();
-      const finish = async (runArgs: Args, decision: PolicyDecision, result: McpCallOutcome, errorCode: string | null, timed: boolean) => {
-        if (!deps.audit) return;
-        const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
-        const entry = mcpAuditEntry({
-          server, tool: mcpTool.name, name, args: runArgs, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
-          toolCallId, conversationId: ctx.conversationId, durationMs: timed ? performance.now() - started : null,
-        });
-        await deps.audit(entry).catch((error) => deps.warn?.('writing the MCP audit row failed', error));
-      };
+      const finish = callAuditor(deps.audit, call, { server, tool: mcpTool.name, name }, deps.warn);
       return gatedCall({
         name, builtin, schema: schemaOf(mcpTool), labels,
         prompt: (a) => mcpApprovalPrompt(server, mcpTool.name, a),

@@ -15,7 +15,7 @@ import { isAirlockError } from '../../errors.ts';
 import { argumentLabels } from '../../operations/index.ts';
 import type { PolicyDecision, ToolAction } from '../../policy/index.ts';
 import { gatedCall, type ApprovedDecision } from '../gated-call.ts';
-import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from '../mcp/audit.ts';
+import { callAuditor, type McpAuditSink } from '../mcp/audit.ts';
 import { cardMaxChars, cutForModel } from '../mcp/result.ts';
 import { claimString, tokenClaims } from '../token-claims.ts';
 import type { ToolCallContext, ToolResult, ToolUser } from '../tool-source.ts';
@@ -81,17 +81,7 @@ export function defineOpenApiTool(op: OpenApiOperation, deps: OpenApiToolDeps): 
     name, description: op.description, schema: op.schema, defaultAction: op.defaultAction,
     run(user: ToolUser, args: Args, call: ToolCallContext): Promise<ToolResult> {
       const { toolCallId, run: ctx } = call;
-      const started = performance.now();
-      const finish = async (runArgs: Args, decision: PolicyDecision, result: McpCallOutcome, errorCode: string | null, timed: boolean) => {
-        if (!deps.audit) return;
-        const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
-        const entry = mcpAuditEntry({
-          server, tool: op.operationId ?? name, name, args: runArgs, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
-          toolCallId, conversationId: ctx.conversationId, durationMs: timed ? performance.now() - started : null,
-          method: 'HTTP', path: `${op.method} openapi://${server}${op.path}`,
-        });
-        await deps.audit(entry).catch((error) => deps.warn?.('writing the OpenAPI audit row failed', error));
-      };
+      const finish = callAuditor(deps.audit, call, { server, tool: op.operationId ?? name, name, method: 'HTTP', path: `${op.method} openapi://${server}${op.path}` }, deps.warn);
       const fail = async (runArgs: Args, decision: PolicyDecision, code: string, message: string) => {
         await finish(runArgs, decision, 'failed', code, true);
         return errorMessage(name, toolCallId, code, message);
