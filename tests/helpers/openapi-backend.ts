@@ -37,8 +37,9 @@ export async function startOpenApiBackend(): Promise<OpenApiBackend> {
   const seen: BackendRequest[] = [];
   const refunds = new Map<string, number>();
   const answered = new Map<string, unknown>();
+  const hung: Array<(body: unknown) => void> = [];
   let trust: { jwks: ReturnType<typeof createRemoteJWKSet>; issuer: string; audience: string } | null = null;
-  const app: FastifyInstance = Fastify({ logger: false });
+  const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
   await app.register(swagger, { openapi: { openapi: '3.1.0', info: { title: 'billing', version: '1.0.0' } } });
 
   /** The README's check, as a backend writes it: both tokens, their `typ`s, then the user's role. */
@@ -109,6 +110,10 @@ export async function startOpenApiBackend(): Promise<OpenApiBackend> {
   app.get('/elsewhere', { schema: { operationId: 'goElsewhere', summary: 'Moved', querystring: { type: 'object', properties: { to: { type: 'string' } } } } }, async (request, reply) =>
     reply.redirect(String((request.query as { to?: string }).to ?? '/admin'), 302));
 
+  // A long answer (the model reads it cut, with a note) and one that never comes (the call times out).
+  app.get('/reports/big', { schema: { operationId: 'getBigReport', summary: 'A long report' } }, async () => ({ text: 'x'.repeat(5_000) }));
+  app.get('/reports/never', { schema: { operationId: 'getNeverReport', summary: 'A report that never comes' } }, () => new Promise((resolve) => hung.push(resolve)));
+
   // Never declared in the document: a path traversal reaching it would be recorded here.
   app.get('/admin', { schema: { hide: true } }, async () => ({ admin: true }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -121,6 +126,9 @@ export async function startOpenApiBackend(): Promise<OpenApiBackend> {
     trust(airlockUrl, issuer, audience) {
       trust = { jwks: createRemoteJWKSet(new URL(`${airlockUrl}/api/auth/jwks.json`)), issuer, audience };
     },
-    close: () => app.close(),
+    async close() {
+      for (const answer of hung) answer({ late: true });
+      await app.close();
+    },
   };
 }

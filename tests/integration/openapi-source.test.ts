@@ -101,7 +101,7 @@ describe('the openapi source in the gateway', () => {
   it('lists its entries with their tools and every bad one down with its reason; the start went on', async () => {
     const status = await toolServers(server.url);
     const named = (name: string) => status.servers.filter((s: { name: string }) => s.name === name);
-    expect(named('billing')[0]).toMatchObject({ transport: 'openapi', status: 'up', tools: 5, down_operations: [] });
+    expect(named('billing')[0]).toMatchObject({ transport: 'openapi', status: 'up', tools: 7, down_operations: [] });
     expect(named('ledger')[0]).toMatchObject({ status: 'up', tools: 1 });
     expect(named('legacy')[0].last_error).toMatch(/^Swagger 2\.0 is not supported/);
     expect(named('vault')[0].last_error).toBe('the environment variable AIRLOCK_TEST_NO_SUCH_TOKEN (bearer_env) is not set');
@@ -250,6 +250,28 @@ describe("a hostile model's arguments never leave the configured origin", () => 
     expect(errorCode(result)).toBe('TOOL_FAILURE');
     expect(contentOf(result)).toContain('redirected to another origin');
     expect(elsewhereHits).toBe(0);
+  });
+});
+
+describe('results and timeouts', () => {
+  it('a long answer is cut for the model at TOOL_RESULT_MAX_CHARS with a note; the card keeps it whole', async () => {
+    const source = await ownSource();
+    const result = await source.call(user, 'billing_get_big_report', {}, allowed()) as { content: string; artifact: { output: unknown; truncated: boolean } };
+    expect(result.content).toMatch(/\n\[Result cut: 5011 characters, only the first 2000 are shown\.\]$/);
+    expect(result.artifact).toMatchObject({ truncated: true, output: { text: 'x'.repeat(5_000) } });
+  });
+
+  it("an answer that never comes ends at the entry's timeout_ms as a tool error; the run goes on", async () => {
+    const source = new OpenApiToolSource({
+      entries: [{ ok: true, server: { name: 'billing', openapi: `${backend.url}/openapi.json`, base_url: backend.url, identity: 'none', timeout_ms: 300, transport: 'openapi' } }],
+      dir, timeoutMs: 60_000, resultMaxChars: 2_000, reservedNames: [],
+    });
+    source.start();
+    await source.settled();
+    const result = await source.call(user, 'billing_get_never_report', {}, allowed());
+    expect(errorCode(result)).toBe('TOOL_FAILURE');
+    expect(contentOf(result)).toContain('The API \\"billing\\" timed out after 300 ms.');
+    expect(source.status().servers[0].last_error).toBe('The API "billing" timed out after 300 ms.');
   });
 });
 
