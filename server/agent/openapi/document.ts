@@ -7,7 +7,6 @@
  * Never throws: a document that cannot be used is `{ error }`.
  * @module
  */
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -69,6 +68,8 @@ export async function loadOpenApiDocument(ref: string, dir: string, timeoutMs: n
   try {
     const base = isUrl(ref) ? ref : resolve(dir, ref);
     const options = { resolve: { external: !isUrl(ref), http: false }, dereference: { circular: 'ignore' as const } };
+    // Loaded only when a tools file names a document: a gateway without one never pays for the parser.
+    const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
     const doc = await SwaggerParser.dereference(base, raw as never, options as never);
     return { doc: doc as unknown as OpenApiDocument };
   } catch (error) {
