@@ -13,8 +13,10 @@ export type ApprovalDecision =
    * `state_hash`: the state the approver saw in the preview; the call runs only while it holds (If-Match).
    * `args`: the arguments as an approver edited them (issue 27 item 1): the call runs these, not the
    * model's; the resume sends them only while their action hash is the approval's final_action_hash.
+   * `approval_id`, `action_hash`: the approval that allowed the call and the action it bound (what an
+   * OpenAPI backend's user JWT names, issue 41); absent on decisions made before they were sent.
    */
-  | { approved: true; state_hash?: string; args?: Record<string, unknown> }
+  | { approved: true; state_hash?: string; args?: Record<string, unknown>; approval_id?: string; action_hash?: string }
   /** `note`: the approver's reason for a Deny, which the model is told. */
   | { approved: false; reason: 'denied' | 'expired' | 'superseded' | 'mismatch'; note?: string };
 

@@ -239,7 +239,7 @@ export async function owedResume(
   if (live.length === 0) return null;
   const decisions = resumeDecisions(
     paused,
-    live.map((d) => ({ interruptId: d.interruptId, decision: decisionOf({ status: d.status as Exclude<typeof d.status, 'pending'>, reason: d.reason, preview: d.preview, decisionNote: d.decisionNote }), actionHash: d.actionHash, requestedBy: d.requestedBy, finalArgs: d.finalArgs, finalActionHash: d.finalActionHash })),
+    live.map((d) => ({ interruptId: d.interruptId, approvalId: d.id, decision: decisionOf({ status: d.status as Exclude<typeof d.status, 'pending'>, reason: d.reason, preview: d.preview, decisionNote: d.decisionNote }), actionHash: d.actionHash, requestedBy: d.requestedBy, finalArgs: d.finalArgs, finalActionHash: d.finalActionHash })),
   );
   if (!decisions) return null;
   return { decisions, approvalIds: live.map((d) => d.id), runsSomething: Object.values(decisions).some((d) => d.approved), paused };

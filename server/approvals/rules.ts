@@ -90,6 +90,8 @@ export function selectApprovals(turn: { pending: PendingRef[]; action: DecisionA
 
 export interface DecidedRef {
   interruptId: string;
+  /** The approval's id: an approved call is told it (and the action hash it bound), issue 41. */
+  approvalId?: string;
   decision: ApprovalDecision;
   actionHash: string | null;
   requestedBy: string;
@@ -111,6 +113,13 @@ export function editedDecision(d: DecidedRef, tool: string): ApprovalDecision {
   return actionHash({ tool, args: d.finalArgs, userId: d.requestedBy }) === d.finalActionHash ? { approved: true, args: d.finalArgs } : MISMATCH;
 }
 
+/** Pure: an approved decision names its approval and the action hash that was approved (issue 41). */
+function withApproval(decision: ApprovalDecision, d: DecidedRef): ApprovalDecision {
+  if (!decision.approved || !d.approvalId) return decision;
+  const hash = d.finalActionHash ?? d.actionHash;
+  return { ...decision, approval_id: d.approvalId, ...(hash ? { action_hash: hash } : {}) };
+}
+
 /**
  * The resume map for the paused interrupts, or null while one of them is still undecided (the run
  * resumes when the whole batch is decided). An approval whose interrupt now shows a different action
@@ -126,7 +135,7 @@ export function resumeDecisions(
     const d = decided.find((x) => x.interruptId === p.interruptId);
     if (!d) return null;
     const bound = d.actionHash === null || d.actionHash === actionHash({ tool: p.tool, args: p.args, userId: d.requestedBy });
-    decisions[p.interruptId] = bound ? editedDecision(d, p.tool) : MISMATCH;
+    decisions[p.interruptId] = bound ? withApproval(editedDecision(d, p.tool), d) : MISMATCH;
   }
   return decisions;
 }

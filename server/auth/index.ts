@@ -27,3 +27,4 @@ export { authenticateUser, checkClientCredentials } from './login.ts';
 export { lockSecondsAfter, throttleKey, throttleRules, FREE_FAILURES, MAX_LOCK_S } from './throttle.ts';
 export { getUserById, type User } from './users.ts';
 export { ensureDemoUsers, DEMO_USERS, type DemoUsersResult } from './demo-users.ts';
+export { signBackendTokens, reservedAudience, BACKEND_SERVICE_TYP, BACKEND_USER_TYP, BACKEND_TOKEN_TTL_S, type BackendTokenInput } from './backend-token.ts';

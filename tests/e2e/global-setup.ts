@@ -7,7 +7,9 @@
  * - expiry: APPROVAL_TIMEOUT_S=8, for the approval-expiry journey, and SESSION_ACCESS_TTL_S=5 for
  *   the silent renewal of browser access tokens.
  * The main deployment also loads the real MCP filesystem server (stdio) on a notes folder through a
- * TOOLS_FILE, as "Bring your own tools" in the README shows.
+ * TOOLS_FILE, as "Bring your own tools" in the README shows, and an organization's own API as an
+ * OpenAPI source (tests/helpers/openapi-backend.ts, checking both JWTs against the main JWKS), as
+ * "Your own APIs as tools" shows.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { createPool, startEmbeddedPostgres } from '../../server/db/index.ts';
 import { freePort, startNginx } from '../helpers/nginx.ts';
 import { E2E_SERVICE_SECRET, EXPIRY_ACCESS_TTL_S, startProduct, stopProduct, readState, writeState, type E2EState } from './support/product.ts';
 import { jobSchemaFor } from '../../server/v1/job-queue.ts';
+import { startOpenApiBackend } from '../helpers/openapi-backend.ts';
 
 function withSearchPath(url: string, schema: string): string {
   const u = new URL(url);
@@ -76,11 +79,15 @@ export default async function globalSetup() {
   writeFileSync(join(notesDir, 'readme.txt'), 'Airlock e2e notes: the door opens inward.\n');
   const toolsFile = join(dir, 'tools.json');
   const fsServer = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
-  writeFileSync(toolsFile, JSON.stringify({ servers: [{ name: 'filesystem', command: process.execPath, args: [fsServer, notesDir] }] }));
+  const billing = await startOpenApiBackend();
+  writeFileSync(toolsFile, JSON.stringify({ servers: [
+    { name: 'filesystem', command: process.execPath, args: [fsServer, notesDir] },
+    { name: 'billing', openapi: `${billing.url}/openapi.json`, base_url: billing.url, identity: 'dual_jwt', audience: 'billing' },
+  ] }));
 
   // What starts is stopped again, newest first, when a later step fails (nginx missing, a port
   // taken): a failed setup leaves no product, nginx or PostgreSQL running (as startCluster).
-  const undo: Array<() => Promise<unknown>> = [cleanupDb, () => rm(dir, { recursive: true, force: true })];
+  const undo: Array<() => Promise<unknown>> = [cleanupDb, () => rm(dir, { recursive: true, force: true }), () => billing.close()];
   const started = async <T>(start: Promise<T>, stop: (t: T) => Promise<unknown>): Promise<T> => {
     const thing = await start;
     undo.unshift(() => stop(thing));
@@ -96,6 +103,7 @@ export default async function globalSetup() {
       startProduct(expiryPort, { ...common, DATA_DIR: join(dir, 'expiry'), APPROVAL_TIMEOUT_S: '8', SESSION_ACCESS_TTL_S: String(EXPIRY_ACCESS_TTL_S) }, join(logDir, 'expiry.log')),
       (p) => stopProduct(p.pid),
     );
+    billing.trust(`http://127.0.0.1:${mainPort}`, 'airlock', 'billing');
     nginxMain = await started(startNginx({ upstream: mainPort }), (n) => n.stop());
     nginxExpiry = await started(startNginx({ upstream: expiryPort }), (n) => n.stop());
   } catch (error) {
@@ -121,6 +129,7 @@ export default async function globalSetup() {
     await stopProduct(final.expiry.pid);
     await nginxMain.stop();
     await nginxExpiry.stop();
+    await billing.close();
     await cleanupDb().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   };

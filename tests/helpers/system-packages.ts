@@ -1,6 +1,6 @@
 /**
  * The Debian packages the test suite drives for real (nginx in front of the product, Chromium for
- * the end-to-end tests). The README's test command must pass on a fresh machine, so when they are
+ * the end-to-end tests, PyJWT for the README's Python snippet that checks a backend's two tokens). The README's test command must pass on a fresh machine, so when they are
  * missing and we are root with apt, they are installed; otherwise the exact command is printed.
  */
 import { spawnSync } from 'node:child_process';
@@ -9,8 +9,11 @@ import { NGINX_BIN } from './nginx.ts';
 
 export const CHROMIUM_BIN = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
-/** Debian package -> the binary the tests run. */
-const REQUIRED = { nginx: NGINX_BIN, chromium: CHROMIUM_BIN } as const;
+/** Where Debian's python3-jwt puts PyJWT (the README's backend check, tests/integration/openapi-source). */
+export const PYJWT_MODULE = '/usr/lib/python3/dist-packages/jwt/__init__.py';
+
+/** Debian package -> the file the tests use. */
+const REQUIRED = { nginx: NGINX_BIN, chromium: CHROMIUM_BIN, 'python3-jwt': PYJWT_MODULE } as const;
 
 /** Installs what is missing when it can; returns why the suite cannot run, or undefined when it can. */
 export function ensureSystemPackages(): string | undefined {

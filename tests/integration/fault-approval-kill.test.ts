@@ -7,8 +7,6 @@
 import type { Client } from '@gradio/client';
 import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +16,7 @@ import { chat, collect, connectChat, login } from '../helpers/chat-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createFaultTable } from '../helpers/fault-table.ts';
 import { startMain, type MainProcess } from '../helpers/main-process.ts';
-import { guarded } from '../helpers/guarded-handler.ts';
+import { startKillingProxy } from '../helpers/killing-proxy.ts';
 
 const table = createFaultTable('approval-kill');
 
@@ -236,26 +234,3 @@ describe('kill -9 of the gateway while a tool with an effect is at the api (chec
     await restarted.gateway.exited;
   });
 });
-
-/**
- * A forwarding proxy in front of the api: when a request matching `trigger` has been read in full,
- * `onTrigger` runs (the test kills the gateway) and the request still goes on to the api.
- */
-async function startKillingProxy(target: string, trigger: (req: IncomingMessage) => boolean, onTrigger: () => void) {
-  let resolveForwarded!: () => void;
-  const forwarded = new Promise<void>((resolve) => (resolveForwarded = resolve));
-  const server = createServer(guarded(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const fire = trigger(req);
-    if (fire) onTrigger();
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
-    const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
-    const body = Buffer.from(await upstream.arrayBuffer());
-    if (fire) resolveForwarded();
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(body);
-  }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, forwarded, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}

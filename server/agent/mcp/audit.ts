@@ -8,6 +8,7 @@
 import type { AuditEntry, AuditOutcome } from '../../db/audit.ts';
 import type { PolicyDecision } from '../../policy/index.ts';
 import { claimString, tokenClaims } from '../token-claims.ts';
+import type { ToolCallContext } from '../tool-source.ts';
 
 /** Where MCP audit rows go (the gateway passes one that writes audit_log). */
 export type McpAuditSink = (entry: AuditEntry) => Promise<void>;
@@ -38,6 +39,9 @@ export function mcpAuditEntry(call: {
   toolCallId: string;
   conversationId: string;
   durationMs: number | null;
+  /** Another source's method and path (an OpenAPI call: `HTTP`, `POST openapi://<server>/<path>`). */
+  method?: string;
+  path?: string;
 }): AuditEntry {
   const user = tokenClaims(call.userToken);
   const { outcome, status } = STATUS[call.result];
@@ -47,8 +51,8 @@ export function mcpAuditEntry(call: {
     username: claimString(user.username),
     userRole: claimString(user.role),
     operation: call.name,
-    method: 'MCP',
-    path: `mcp://${call.server}/${call.tool}`,
+    method: call.method ?? 'MCP',
+    path: call.path ?? `mcp://${call.server}/${call.tool}`,
     arguments: call.args,
     outcome,
     statusCode: status,
@@ -59,5 +63,28 @@ export function mcpAuditEntry(call: {
     policyAction: call.decision.action,
     policyScope: call.decision.scope,
     policyMatched: call.decision.matched,
+  };
+}
+
+/** Writes the audit row of one call's outcome (MCP or OpenAPI); `timed`: with the call's duration. */
+export type CallAuditor = (args: Record<string, unknown>, decision: PolicyDecision, result: McpCallOutcome, errorCode: string | null, timed: boolean) => Promise<void>;
+
+/** The auditor of one call, its clock started now; an audit failure is logged, never the call's. */
+export function callAuditor(
+  sink: McpAuditSink | undefined,
+  call: ToolCallContext,
+  what: { server: string; tool: string; name: string; method?: string; path?: string },
+  warn?: (message: string, error: unknown) => void,
+): CallAuditor {
+  const started = performance.now();
+  return async (args, decision, result, errorCode, timed) => {
+    if (!sink) return;
+    const ctx = call.run;
+    const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
+    const entry = mcpAuditEntry({
+      ...what, args, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
+      toolCallId: call.toolCallId, conversationId: ctx.conversationId, durationMs: timed ? performance.now() - started : null,
+    });
+    await sink(entry).catch((error) => warn?.(`writing the audit row of ${what.name} failed`, error));
   };
 }

@@ -24,6 +24,8 @@ const PREVIEW_SUFFIX = '_preview';
 export interface McpSourceOptions {
   /** TOOLS_FILE; unset: no MCP servers. */
   file?: string;
+  /** The file as the one loader read it for every kind (tool-sources.ts); absent: read here. */
+  loaded?: ToolsFile;
   timeoutMs: number;
   resultMaxChars: number;
   /** Names the built-in tools hold. */
@@ -91,7 +93,7 @@ export class McpToolSource implements ToolSource {
    */
   async start(): Promise<void> {
     if (!this.options.file) return;
-    this.#load(await loadToolsFile(this.options.file));
+    this.#load(this.options.loaded ?? (await loadToolsFile(this.options.file)));
     this.#firstAttempts = Promise.allSettled(this.#connections.map((c) => c.connect())).then(() => undefined);
   }
 

@@ -1,34 +1,35 @@
 /**
  * The gateway's MCP tool source (TOOLS_FILE): its servers connect in the background, so the start
  * never waits on one (a bad file, a dead or hung server is reported, never fatal), its audit rows written to audit_log, its servers listed at
- * `GET /api/agent/tools/servers` (the admin's: up/down, tool count, last error, no absolute path), closed on shutdown.
+ * `GET /api/agent/tools/servers` (registered by tool-sources.ts for every kind), closed on shutdown.
  * A tool server gets no Airlock credential: at most, when its entry says `identity: "token"`, a
  * token minted per call for it alone, signed with the api's key (issue 30).
  * @module
  */
 import type { FastifyInstance } from 'fastify';
 import { McpToolSource } from './source.ts';
-import { bearerToken, isAuthError, keyCipherFor, keyStoreFor, signMcpToken, type VerifiedUser } from '../../auth/index.ts';
+import { signMcpToken, type KeyStore } from '../../auth/index.ts';
 import type { Config } from '../../config.ts';
 import { insertAudit } from '../../db/audit.ts';
 import type { Pool } from '../../db/index.ts';
-import { AirlockError } from '../../errors.ts';
-import { statusAccess, statusView } from './status-view.ts';
+import type { ToolsFile } from './tools-file.ts';
 
 export interface McpStartDeps {
   config: Config;
   pool: Pool;
-  verifyUser: (token: string) => Promise<VerifiedUser>;
   /** Names other sources hold (the built-in tools): a server listing one is marked down. */
   reservedNames: Iterable<string>;
+  /** Airlock's signing keys (the api's sealed key must open here, as for recovery's tokens). */
+  keys: KeyStore;
+  /** The tools file as the one loader read it. */
+  loaded?: ToolsFile;
 }
 
 export async function startMcpTools(app: FastifyInstance, deps: McpStartDeps): Promise<McpToolSource> {
-  const { config, pool } = deps;
-  // The api's sealed key must open here, as for recovery's tokens (gateway.ts).
-  const keys = keyStoreFor(pool, keyCipherFor(config));
+  const { config, pool, keys } = deps;
   const source = new McpToolSource({
     file: config.tools.file,
+    loaded: deps.loaded,
     timeoutMs: config.tools.mcpTimeoutMs,
     resultMaxChars: config.tools.resultMaxChars,
     reservedNames: deps.reservedNames,
@@ -45,16 +46,6 @@ export async function startMcpTools(app: FastifyInstance, deps: McpStartDeps): P
     for (const s of source.status().servers) {
       if (s.status !== 'up') app.log.warn({ server: s.name, reason: s.last_error }, 'MCP server is down (retrying)');
     }
-  });
-
-  // The admin's only (issue 30): names and health, no absolute path, no token, header value or argument.
-  app.get('/api/agent/tools/servers', async (request) => {
-    const token = bearerToken(request.headers.authorization);
-    const user = token ? await deps.verifyUser(token).catch((error) => (isAuthError(error) ? null : Promise.reject(error))) : null;
-    const access = statusAccess(user);
-    if (access === 'unauthorized') throw new AirlockError('UNAUTHORIZED', 'A valid user token is required.');
-    if (access === 'forbidden') throw new AirlockError('FORBIDDEN', 'The tool servers status is for admins.');
-    return statusView(source.status());
   });
   return source;
 }

@@ -8,6 +8,9 @@
 import { basename } from 'node:path';
 import type { McpServersStatus } from './source.ts';
 
+/** The route's body: the tools file, and every server of every kind (MCP, OpenAPI) with its last error. */
+export type ServersView<S extends { last_error: string | null }> = Omit<McpServersStatus, 'servers'> & { servers: S[] };
+
 /** An absolute path at the start of the text or after a space, quote, parenthesis, '=' or ':' + space. */
 const ABSOLUTE_PATH = /(^|[\s'"(=])(\/[^\s'"()]+)/g;
 
@@ -17,7 +20,7 @@ export function withoutPaths(text: string): string {
 }
 
 /** The status as the route shows it. */
-export function statusView(status: McpServersStatus): McpServersStatus {
+export function statusView<S extends { last_error: string | null }>(status: ServersView<S>): ServersView<S> {
   return {
     file: status.file === null ? null : basename(status.file),
     file_error: status.file_error === null ? null : withoutPaths(status.file_error),

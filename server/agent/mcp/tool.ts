@@ -1,8 +1,7 @@
 /**
- * One MCP tool as its source runs it, under the same approvals as the built-in tools (define.ts):
- * the action is the run's tool policy (server/policy) with the annotations (policy.ts) as the
- * tool's built-in default; `require_approval` pauses in interrupt() with a card that names
- * the server and shows the arguments; every call ends in one audit row; failures (the server down
+ * One MCP tool as its source runs it, under the same approvals as the built-in tools (the shared
+ * gate, gated-call.ts): the run's tool policy with the annotations (policy.ts) as the tool's
+ * built-in default; `require_approval` pauses with a card that names the server and shows the arguments; every call ends in one audit row; failures (the server down
  * or dying mid-call, an error result) become error ToolMessages (TOOL_FAILURE), so the run carries on.
  * Nothing before interrupt() has side effects: the tool re-runs from the top on resume.
  * @module
@@ -12,14 +11,12 @@ import { isGraphInterrupt } from '@langchain/langgraph';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
 import { argumentLabels, type EffectPreview } from '../../operations/index.ts';
-import { approvalTermsOf, grantTerms, stampOf, type PolicyDecision, type ToolAction } from '../../policy/index.ts';
-import { askDecision, editedRun, errorMessage, policyDenial } from '../tools/define.ts';
-import { editedResult } from '../edited-call.ts';
+import type { ToolAction } from '../../policy/index.ts';
+import { gatedCall } from '../gated-call.ts';
+import { errorMessage } from '../tools/define.ts';
 import { storedBeforeEffect } from '../tools/context.ts';
-import { grantedCall } from '../tools/grant.ts';
 import type { ToolCallContext, ToolResult, ToolUser } from '../tool-source.ts';
-import type { ApprovalRequest } from '../types.ts';
-import { mcpAuditEntry, type McpAuditSink, type McpCallOutcome } from './audit.ts';
+import { callAuditor, type McpAuditSink } from './audit.ts';
 import type { McpConnection } from './connection.ts';
 import { annotationAction } from './policy.ts';
 import { renderMcpResult } from './result.ts';
@@ -71,79 +68,37 @@ export function defineMcpTool(name: string, mcpTool: Tool, deps: McpToolDeps): M
     description,
     schema: schemaOf(mcpTool),
     defaultAction: builtin,
-    async run(user: ToolUser, args: Args, call: ToolCallContext): Promise<ToolResult> {
+    run(user: ToolUser, args: Args, call: ToolCallContext): Promise<ToolResult> {
       const { toolCallId, run: ctx } = call;
-      const started = performance.now();
-      let decision: PolicyDecision | undefined;
-      let runArgs: Args = args;
-      const finish = async (result: McpCallOutcome, errorCode: string | null, timed: boolean) => {
-        if (!deps.audit || !decision) return;
-        const serviceToken = await ctx.serviceToken.get().catch(() => undefined);
-        const entry = mcpAuditEntry({
-          server, tool: mcpTool.name, name, args: runArgs, result, decision, errorCode, userToken: ctx.userToken, serviceToken,
-          toolCallId, conversationId: ctx.conversationId, durationMs: timed ? performance.now() - started : null,
-        });
-        await deps.audit(entry).catch((error) => deps.warn?.('writing the MCP audit row failed', error));
-      };
-      /** Runs the call with `runArgs` (the model's, or an approver's edit), audited as such. */
-      const execute = async (): Promise<ToolResult> => {
-        // An MCP tool may change anything.
-        await storedBeforeEffect(ctx, toolCallId);
-        try {
-          // The user goes as an id, for a token minted for this server alone (identity.ts); never
-          // the user's JWT nor the service token, which work against Airlock (issue 30).
-          const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, runArgs, { userId: user.id, signal: call.signal, traceparent: call.span?.traceparent() }), deps.resultMaxChars);
-          if (rendered.isError) {
-            await finish('failed', 'TOOL_FAILURE', true);
-            return errorMessage(name, toolCallId, 'TOOL_FAILURE', rendered.modelText);
+      const finish = callAuditor(deps.audit, call, { server, tool: mcpTool.name, name }, deps.warn);
+      return gatedCall({
+        name, builtin, schema: schemaOf(mcpTool), labels,
+        prompt: (a) => mcpApprovalPrompt(server, mcpTool.name, a),
+        preview: (a, u, c) => mcpPreview(deps, a, u, c.signal),
+        refused: (a, decision, how, code) => finish(a, decision, how, code, false),
+        /** Runs the call with `runArgs` (the model's, or an approver's edit), audited as such. */
+        async execute(runArgs, decision) {
+          // An MCP tool may change anything.
+          await storedBeforeEffect(ctx, toolCallId);
+          try {
+            // The user goes as an id, for a token minted for this server alone (identity.ts); never
+            // the user's JWT nor the service token, which work against Airlock (issue 30).
+            const rendered = renderMcpResult(await deps.connection.call(mcpTool.name, runArgs, { userId: user.id, signal: call.signal, traceparent: call.span?.traceparent() }), deps.resultMaxChars);
+            if (rendered.isError) {
+              await finish(runArgs, decision, 'failed', 'TOOL_FAILURE', true);
+              return errorMessage(name, toolCallId, 'TOOL_FAILURE', rendered.modelText);
+            }
+            await finish(runArgs, decision, 'success', null, true);
+            // The model reads the (possibly cut) text; the card shows the whole result (events.ts).
+            return new ToolMessage({ tool_call_id: toolCallId, name, content: rendered.modelText, artifact: { output: rendered.output, truncated: rendered.truncated } });
+          } catch (error) {
+            if (isGraphInterrupt(error) || call.signal?.aborted) throw error;
+            await finish(runArgs, decision, 'failed', 'TOOL_FAILURE', true);
+            const reason = error instanceof Error ? error.message : String(error);
+            return errorMessage(name, toolCallId, 'TOOL_FAILURE', `The MCP server "${server}" failed: ${reason}`);
           }
-          await finish('success', null, true);
-          // The model reads the (possibly cut) text; the card shows the whole result (events.ts).
-          return new ToolMessage({ tool_call_id: toolCallId, name, content: rendered.modelText, artifact: { output: rendered.output, truncated: rendered.truncated } });
-        } catch (error) {
-          if (isGraphInterrupt(error) || call.signal?.aborted) throw error;
-          await finish('failed', 'TOOL_FAILURE', true);
-          const reason = error instanceof Error ? error.message : String(error);
-          return errorMessage(name, toolCallId, 'TOOL_FAILURE', `The MCP server "${server}" failed: ${reason}`);
-        }
-      };
-      try {
-        decision = ctx.policy(name, builtin, args);
-      } catch (error) {
-        return errorMessage(name, toolCallId, 'INTERNAL', (error as Error).message);
-      }
-      if (decision.action === 'deny') {
-        await finish('refused', 'FORBIDDEN', false);
-        const refusal = policyDenial(name, decision);
-        return errorMessage(name, toolCallId, refusal.code, refusal.message);
-      }
-      // A live grant lets the call run without a card, as for the built-in tools (tools/grant.ts).
-      let granted = false;
-      try {
-        granted = (await grantedCall(ctx, { tool: name, args, toolCallId, decision })) !== null;
-      } catch (error) {
-        return errorMessage(name, toolCallId, 'INTERNAL', (error as Error).message);
-      }
-      if (decision.action === 'require_approval' && !granted) {
-        // Outside any try: interrupt() works by throwing. On resume it returns the decision.
-        const terms = approvalTermsOf(decision.rule);
-        // Before the pause only (a resume re-runs the tool from the top): the server's own preview, if any.
-        const preview = ctx.resumedCalls?.has(toolCallId) ? null : await mcpPreview(deps, args, user, call.signal);
-        const request: ApprovalRequest = { kind: 'approval', tool: name, args, toolCallId, prompt: mcpApprovalPrompt(server, mcpTool.name, args), policy: stampOf(decision), preview, labels, ...grantTerms(decision, args), ...(terms ? { terms } : {}) };
-        const answer = askDecision(request);
-        if ('refusal' in answer) {
-          await finish('not_approved', answer.refusal.code, false);
-          return errorMessage(name, toolCallId, answer.refusal.code, answer.refusal.message);
-        }
-        // Edited before approval (issue 27 item 1): these arguments run, and the model is told.
-        if (answer.approved.args) {
-          const edited = editedRun(name, schemaOf(mcpTool), answer.approved.args, ctx);
-          if ('refusal' in edited) return errorMessage(name, toolCallId, edited.refusal.code, edited.refusal.message);
-          runArgs = edited.args;
-          return editedResult(name, toolCallId, runArgs, await execute());
-        }
-      }
-      return execute();
+        },
+      }, user, args, call);
     },
   };
 }

@@ -87,6 +87,13 @@ describe('resumeDecisions: the whole batch, each bound to its action', () => {
     const decided = [{ ...bound('i1', { approved: true }), actionHash: actionHash({ ...deploy, userId: 'u1' }), requestedBy: approver }];
     expect(resumeDecisions([{ interruptId: 'i1', ...paused }], decided)).toEqual({ i1: { approved: false, reason: 'mismatch' } });
   });
+  it('an approved decision names its approval and the action hash it bound (issue 41: the backend user JWT); a denial does not', () => {
+    const decisions = resumeDecisions(
+      [{ interruptId: 'i1', ...deploy }, { interruptId: 'i2', ...deploy }],
+      [{ ...bound('i1', { approved: true }), approvalId: 'ap-1' }, { ...bound('i2', { approved: false, reason: 'denied' }), approvalId: 'ap-2' }],
+    );
+    expect(decisions).toEqual({ i1: { approved: true, approval_id: 'ap-1', action_hash: actionHash({ ...deploy, userId: 'u1' }) }, i2: { approved: false, reason: 'denied' } });
+  });
   it('accepts rows from before the binding (no action hash)', () => {
     expect(resumeDecisions([{ interruptId: 'i1', ...deploy }], [{ ...bound('i1', { approved: true }), actionHash: null }])).toEqual({ i1: { approved: true } });
   });

@@ -66,4 +66,32 @@ describe('parseToolsFile', () => {
   it('a missing file is an error entry', async () => {
     expect((await loadToolsFile('/nonexistent/tools.yaml')).error).toMatch(/cannot read the tools file .*ENOENT/);
   });
+
+  it('openapi entries (issue 41): their own strict schema, split from the MCP servers; names unique across kinds', () => {
+    const file = parseToolsFile([
+      'servers:',
+      '  - name: billing',
+      '    openapi: ./billing.yaml',
+      '    base_url: https://billing.internal',
+      '    identity: dual_jwt',
+      '    audience: billing',
+      '    operations: { exclude: [deleteEverything] }',
+      '  - name: vault',
+      '    openapi: https://vault.example/openapi.json',
+      '    identity: { bearer_env: VAULT_TOKEN }',
+      '  - name: billing',
+      '    url: https://mcp.example/mcp',
+      '  - name: odd',
+      '    openapi: ./x.yaml',
+      '    identity: token',
+      '    headers: { A: b }',
+    ].join('\n'));
+    expect(file.openapi).toEqual([
+      { ok: true, server: { transport: 'openapi', name: 'billing', openapi: './billing.yaml', base_url: 'https://billing.internal', identity: 'dual_jwt', audience: 'billing', operations: { exclude: ['deleteEverything'] } } },
+      { ok: true, server: { transport: 'openapi', name: 'vault', openapi: 'https://vault.example/openapi.json', identity: { bearer_env: 'VAULT_TOKEN' } } },
+      { ok: false, name: 'odd', error: expect.stringMatching(/identity.*headers|headers|identity/) },
+    ]);
+    // The MCP server reusing an OpenAPI entry's name is down, as an entry of its own kind.
+    expect(file.entries).toEqual([{ ok: false, name: 'billing', error: 'the server name "billing" is already used by an earlier server' }]);
+  });
 });
