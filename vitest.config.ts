@@ -12,9 +12,11 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
-          // One module graph per worker, not per file (issue 38: 45 s of 130 s went to importing
-          // modules again for each file); no unit test may depend on module state another leaves.
+          // Files share a worker's module cache for node_modules (svelte, zod, langgraph...): without
+          // isolation the project imports them once per worker, not once per file (130 s -> see
+          // docs/PERFORMANCE.md). The leak guard fails a file that leaves global state behind.
           isolate: false,
+          setupFiles: ['tests/helpers/unit-leak-guard.ts'],
           sequence: { groupOrder: 0 },
         },
       },

@@ -6,7 +6,7 @@ import { verifyEvents } from '@ag-ui/client';
 import type { BaseEvent } from '@ag-ui/core';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AgUiProjection, type Frame } from '../../../../server/ag-ui/projection.ts';
 import { threadMessages } from '../../../../server/ag-ui/snapshot.ts';
 import type { LedgerEvent, LiveEvent } from '../../../../server/engine/index.ts';
@@ -14,6 +14,10 @@ import type { LedgerEvent, LiveEvent } from '../../../../server/engine/index.ts'
 const RUN = '0b6f2c1e-8a6e-4f4e-9d1c-2a3b4c5d6e7f';
 const APPROVAL = '5e0c8a54-3c1f-4a7e-9b2d-1f2e3d4c5b6a';
 let seq = 0;
+// Each test's events are built before play() resets seq: start every test at 0, whatever ran before.
+beforeEach(() => {
+  seq = 0;
+});
 const committed = (kind: string, payload: Record<string, unknown>, run = RUN): LedgerEvent =>
   ({ kind, payload: { run_id: run, ...payload }, seq: ++seq, conversation_id: 'c', run_id: run, created_at: '2026-01-01T00:00:00Z' }) as LedgerEvent;
 const partial = (token: string): LiveEvent => ({ kind: 'partial', payload: { run_id: RUN, token } });

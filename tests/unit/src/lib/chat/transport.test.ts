@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const submit = vi.fn();
 const connect = vi.fn();
@@ -38,7 +38,9 @@ describe('codeFromStatus', () => {
 
 describe('connectGradio', () => {
   afterEach(() => vi.clearAllMocks());
-  vi.stubGlobal('location', { origin: 'http://airlock.test' });
+  // Unstubbed after this block: the unit project shares globalThis between files (no isolation).
+  beforeAll(() => vi.stubGlobal('location', { origin: 'http://airlock.test' }));
+  afterAll(() => vi.unstubAllGlobals());
 
   it('connects to origin + /api/agent/gradio with the bearer header, data+status events, no run history', async () => {
     connect.mockResolvedValue({ config: { root: 'http://airlock.test/api/agent/gradio' }, submit, close: vi.fn() });
