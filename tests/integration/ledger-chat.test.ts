@@ -239,7 +239,7 @@ describe('reading the ledger', () => {
     const res = await fetch(`${server.url}/api/agent/v1/capabilities`);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ apiVersion: 'v1', features: { partials: true, 'events.stream': true }, limits: { eventsPageDefault: 100, eventsPageMax: 500 } });
+    expect(body).toMatchObject({ apiVersion: 'v1', features: { partials: true, 'partials.snapshot': true, 'events.stream': true }, limits: { eventsPageDefault: 100, eventsPageMax: 500 } });
     expect(body.serviceVersion).toMatch(/^airlock\/\d+\.\d+\.\d+/);
   });
 
