@@ -15,7 +15,9 @@ export function capabilities(settings: { heartbeatMs: number; drainRetryAfterMs:
       'events.page': true,
       'events.stream': true,
       'events.resume': true,
+      // Opt-in (seed 001): `partials=1` on events/stream; `snapshot=1` adds the answer so far once.
       partials: true,
+      'partials.snapshot': true,
       drain: true,
       'chat.request_id': true,
       'runs.cancel': true,

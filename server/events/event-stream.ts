@@ -1,9 +1,12 @@
 /**
  * One subscriber's conversation event stream: committed events after its cursor, each with
- * `id: <seq>`, then live. While a run of the conversation streams in this process, its answer
- * tokens go out as `event: partial` frames without an id (the answer so far first, as ONE
- * snapshot). Commits of any process wake it through the ledger (LISTEN/NOTIFY). Transport-light:
- * it writes strings to a sink; routes.ts owns the HTTP.
+ * `id: <seq>`, then live. Seed 001: only a client that asked (`partials`) gets a run's answer
+ * tokens, as `event: partial` frames without an id, never stored and never replayed: what streamed
+ * before it attached is not sent as partials. One that also asked for `snapshot` (Airlock's
+ * extension, so a tab can follow another's running answer) gets that segment so far ONCE on
+ * attaching, as `event: partial_snapshot`; routes.ts never asks for it on a Last-Event-ID resume.
+ * Commits of any process wake it through the ledger (LISTEN/NOTIFY). Transport-light: it writes
+ * strings to a sink; routes.ts owns the HTTP.
  * @module
  */
 import type { LedgerEvent, LiveEvent, Ledger, TurnHub } from '../engine/index.ts';
@@ -17,6 +20,8 @@ export interface EventStreamOptions {
   conversationId: string;
   after: number;
   partials: boolean;
+  /** With `partials`: the running answer's segment so far, once, on attaching to it. */
+  snapshot: boolean;
   /** The run streaming in this process for the conversation, if any. */
   liveRun: () => TurnHub | undefined;
   heartbeatMs: number;
@@ -94,29 +99,39 @@ export class EventStream {
 
   /**
    * Live from the run's hub: subscribe first (buffering), catch up from the ledger, then play
-   * the buffer. Partials wait for the next commit or an empty buffer; a commit the cursor has
-   * passed discards the partials before it (the ledger already gave their whole message).
+   * the buffer. The hub's answer so far (the last of `missed`) is dropped, or kept as the
+   * snapshot when asked for. Partials wait for the next commit or an empty buffer; a commit the
+   * cursor has passed discards the partials before it (the ledger already gave their whole message).
    */
   async #followRun(hub: TurnHub): Promise<void> {
     const queue = new EventQueue<LiveEvent>();
     const { missed, ended, unsubscribe } = hub.subscribe({ event: (e) => queue.push(e), end: () => queue.end() }, this.#cursor);
+    const soFar = missed.at(-1)?.kind === 'partial' ? missed.pop() : undefined;
     missed.forEach((e) => queue.push(e));
+    // Pushed last, like the hub's own order: it follows the run's committed events.
+    let snapshotNext = this.#o.snapshot && soFar !== undefined;
+    if (snapshotNext) queue.push(soFar!);
     if (ended) queue.end();
     this.#stop = () => queue.end();
+    const send = (token: string) => {
+      this.#o.write(sseFrame({ event: snapshotNext ? 'partial_snapshot' : 'partial', data: { run_id: hub.runId, token } }));
+      snapshotNext = false;
+    };
     try {
       await this.#catchUp();
       let partial = '';
       for (;;) {
         if (partial && queue.pending === 0) {
-          this.#o.write(sseFrame({ event: 'partial', data: { run_id: hub.runId, token: partial } }));
+          send(partial);
           partial = '';
         }
         const { value, done } = await queue.next();
         if (done || this.#o.signal.aborted || this.#drainRetryAfterMs !== null) break;
         if (value.kind === 'partial') partial += value.payload.token;
         else {
-          if (value.seq > this.#cursor && partial) this.#o.write(sseFrame({ event: 'partial', data: { run_id: hub.runId, token: partial } }));
+          if (value.seq > this.#cursor && partial) send(partial);
           partial = '';
+          snapshotNext = false; // a snapshot the ledger made whole is not sent
           this.#commit(value);
         }
       }

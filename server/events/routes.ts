@@ -1,7 +1,7 @@
 /**
  * The conversation event routes of the gateway role (only it sees partial tokens):
  *   GET /api/agent/conversations/:id/events?after=&limit=      a page of committed events
- *   GET /api/agent/conversations/:id/events/stream?after=      SSE, resumable by Last-Event-ID
+ *   GET /api/agent/conversations/:id/events/stream?after=&partials=&snapshot=  SSE, resumable by Last-Event-ID
  *   POST /api/agent/conversations/:id/events                   seed 001's edge write: user input (edge-writes.ts)
  *   GET|DELETE /api/agent/conversations/:id/queue[/:request_id]  queued input (queue-routes.ts)
  *   POST /api/agent/conversations/:id/branch {branch}          the branch switch (issue 29): branch.switched
@@ -95,6 +95,8 @@ export const eventRoutes: FastifyPluginAsync<EventRoutesOptions> = async (app, o
       conversationId: id,
       after,
       partials: query.partials,
+      // Seed 001: a reconnect (Last-Event-ID) gets committed events only; nothing is replayed.
+      snapshot: query.snapshot && request.headers['last-event-id'] === undefined,
       liveRun: () => options.engine.liveRun(id),
       heartbeatMs: options.heartbeatMs,
       write: (chunk) => void writeNow(res, chunk),

@@ -23,8 +23,16 @@ export const EventsPageQuery = z.object({
 
 export const SwitchBranchBody = z.strictObject({ branch: z.number('branch must be a branch number').int().min(0).max(2_147_483_647) });
 
-export const EventsStreamQuery = z.object({
-  after: Seq.optional(),
-  // Partial frames are on by default; `partials=0` (or false) turns them off.
-  partials: z.enum(['0', '1', 'true', 'false']).default('1').transform((v) => v === '1' || v === 'true'),
-});
+const Flag = (name: string) =>
+  z.enum(['0', '1', 'true', 'false'], `${name} must be 1 or 0`).default('0').transform((v) => v === '1' || v === 'true');
+
+export const EventsStreamQuery = z
+  .object({
+    after: Seq.optional(),
+    // Seed 001: token-level `event: partial` frames only for a client that asks (`partials=1`).
+    partials: Flag('partials'),
+    // Airlock's extension: on attaching to a running answer, its segment so far once, as
+    // `event: partial_snapshot` (never on a Last-Event-ID resume: nothing is replayed).
+    snapshot: Flag('snapshot'),
+  })
+  .refine((q) => q.partials || !q.snapshot, { message: 'snapshot=1 needs partials=1', path: ['snapshot'] });

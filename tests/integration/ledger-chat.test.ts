@@ -148,7 +148,7 @@ describe('reading the ledger', () => {
     const started = await collect(submit(client, 'hello', randomUUID()));
     const id = started.final!.metadata.conversation_id;
     const turn = collect(submit(client, "what's the health of payments-api and then tell me about yourself in detail", randomUUID(), id));
-    const url = `${server.url}/api/agent/conversations/${id}/events/stream`;
+    const url = `${server.url}/api/agent/conversations/${id}/events/stream?partials=1`;
     const isEnd = (f: SseFrame, all: SseFrame[]) => f.event === 'run.finished' && all.filter((x) => x.event === 'run.finished').length === 2;
 
     // Disconnect after the first events of the second run.
@@ -156,7 +156,7 @@ describe('reading the ledger', () => {
     expect(first.contentType).toMatch(/^text\/event-stream/);
     const lastId = first.frames.filter((f) => f.id !== undefined).at(-1)!.id!;
     // `?after=0` would replay everything: Last-Event-ID wins.
-    const second = await readSse(`${url}?after=0`, { ...auth(), 'last-event-id': lastId }, (f, all) => isEnd(f, [...first.frames, ...all]));
+    const second = await readSse(`${url}&after=0`, { ...auth(), 'last-event-id': lastId }, (f, all) => isEnd(f, [...first.frames, ...all]));
     await turn;
 
     const ids = [...first.frames, ...second.frames].filter((f) => f.id !== undefined).map((f) => Number(f.id));
@@ -171,7 +171,7 @@ describe('reading the ledger', () => {
     expect(partials.every((f) => f.id === undefined && typeof f.data.token === 'string')).toBe(true);
   });
 
-  it('6. a subscriber attaching mid-answer gets the answer so far as ONE partial, then the following tokens, nothing doubled', async () => {
+  it('6. a subscriber attaching mid-answer with partials=1&snapshot=1 gets the answer so far as ONE partial_snapshot, then the following tokens, nothing doubled', async () => {
     const requestId = randomUUID();
     let conversationId = '';
     let attached: Promise<Awaited<ReturnType<typeof readSse>>> | undefined;
@@ -179,13 +179,13 @@ describe('reading the ledger', () => {
       conversationId = m.metadata.conversation_id;
       if (i !== 12) return;
       const head = (await events(conversationId)).events.at(-1).seq; // attach after what is committed
-      attached = readSse(`${server.url}/api/agent/conversations/${conversationId}/events/stream?after=${head}`, auth(), (f) => f.event === 'run.finished');
+      attached = readSse(`${server.url}/api/agent/conversations/${conversationId}/events/stream?after=${head}&partials=1&snapshot=1`, auth(), (f) => f.event === 'run.finished');
     });
     const { frames } = await attached!;
-    const partials = frames.filter((f) => f.event === 'partial').map((f) => f.data.token as string);
+    const partials = frames.filter((f) => f.event === 'partial' || f.event === 'partial_snapshot').map((f) => f.data.token as string);
     const message = frames.find((f) => f.event === 'assistant.message')!;
     expect(partials.length).toBeGreaterThan(1);
-    expect(partials[0].split(' ').length).toBeGreaterThan(3); // the snapshot: several tokens in one frame
+    expect(frames.find((f) => f.event === 'partial' || f.event === 'partial_snapshot')!.event).toBe('partial_snapshot'); // the answer so far first, once
     expect(partials.join('')).toBe(message.data.text); // snapshot + following tokens = the answer, once
     expect(message.data.text).toBe(turn.final!.content);
   });
@@ -226,20 +226,20 @@ describe('reading the ledger', () => {
       historySeq = history.ledger_seq;
       expect(history.items[0].role).toBe('user');
       expect(history.items.at(-1).metadata.type).toBe('answer'); // the answer so far
-      reading = readSse(`${server.url}/api/agent/conversations/${id}/events/stream?after=${historySeq}`, auth(), (f) => f.event === 'run.finished');
+      reading = readSse(`${server.url}/api/agent/conversations/${id}/events/stream?after=${historySeq}&partials=1&snapshot=1`, auth(), (f) => f.event === 'run.finished');
     });
     const { frames } = await reading!;
     const all = (await events(turn.final!.metadata.conversation_id)).events;
     expect(historySeq).toBe(all.find((e: any) => e.kind === 'assistant.message').seq - 1); // all but the answer committed
     expect(frames.filter((f) => f.id !== undefined).map((f) => Number(f.id))).toEqual(all.filter((e: any) => e.seq > historySeq).map((e: any) => e.seq));
-    expect(frames.filter((f) => f.event === 'partial').map((f) => f.data.token).join('')).toBe(turn.final!.content);
+    expect(frames.filter((f) => f.event === 'partial' || f.event === 'partial_snapshot').map((f) => f.data.token).join('')).toBe(turn.final!.content);
   });
 
   it('8. capabilities are public and say what the server offers', async () => {
     const res = await fetch(`${server.url}/api/agent/v1/capabilities`);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ apiVersion: 'v1', features: { partials: true, 'events.stream': true }, limits: { eventsPageDefault: 100, eventsPageMax: 500 } });
+    expect(body).toMatchObject({ apiVersion: 'v1', features: { partials: true, 'partials.snapshot': true, 'events.stream': true }, limits: { eventsPageDefault: 100, eventsPageMax: 500 } });
     expect(body.serviceVersion).toMatch(/^airlock\/\d+\.\d+\.\d+/);
   });
 

@@ -122,10 +122,14 @@ export function createApi({ token, renew, onUnauthorized, onOutage, fetch: f = g
     /** The branch switch `‹ 1/2 ›` (issue 29): the conversation shows, and goes on from, `branch`. */
     switchBranch: (cid: string, branch: number) =>
       call<{ conversation_id: string; active_branch: number; seq: number }>('POST', `/api/agent/conversations/${id(cid)}/branch`, { branch }),
-    /** The conversation's event stream after `after` (SSE frames), until it ends or `signal` aborts. */
+    /**
+     * The conversation's event stream after `after` (SSE frames), until it ends or `signal` aborts.
+     * With the answer's tokens (`partials=1`, opt-in since seed 001) and, on attaching to a running
+     * answer, its segment so far (`snapshot=1`): how a tab follows another tab's answer.
+     */
     events: async function* (cid: string, after: number, signal: AbortSignal): AsyncGenerator<SseFrame> {
       const t = await token();
-      const response = await f(`${base}/api/agent/conversations/${id(cid)}/events/stream?after=${after}`, {
+      const response = await f(`${base}/api/agent/conversations/${id(cid)}/events/stream?after=${after}&partials=1&snapshot=1`, {
         headers: { accept: 'text/event-stream', ...(t ? { authorization: `Bearer ${t}` } : {}) },
         signal,
       });

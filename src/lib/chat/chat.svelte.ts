@@ -215,7 +215,7 @@ export class ChatState {
     this.#follow = follow;
     this.#owns = own;
     // The answer being written is stored as far as it was flushed (not yet committed as an
-    // assistant.message): the stream's first partial frame is all of it, and continues it here.
+    // assistant.message): the stream's partial_snapshot is all of it, and continues it here.
     const last = this.#view.items[this.#view.items.length - 1];
     const adopt = last?.kind === 'answer' && lastKind !== 'assistant.message' && lastKind !== 'run.finished' ? last.id : null;
     this.#dispatch({ type: 'following', answerId: adopt });
@@ -273,8 +273,8 @@ export class ChatState {
       }
       if (signal.aborted || !current()) return 'aborted';
       if (retryAfterMs === null || reconnects >= MAX_DRAIN_RECONNECTS) return 'broken';
+      // The reopened stream starts with the segment so far (partial_snapshot): toWire adds its unseen rest.
       await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
-      toWire.reconnected();
     }
   }
 

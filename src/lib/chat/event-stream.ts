@@ -39,7 +39,8 @@ export async function* readSse(chunks: AsyncIterable<Uint8Array>): AsyncGenerato
 
 /**
  * Ledger events -> /chat wire messages, by the gateway's own projection (src/lib/wire): partial
- * frames stream as tokens, a committed answer adds only what the partials did not show.
+ * frames stream as tokens, a `partial_snapshot` (the answer so far when the stream attached)
+ * adds only what this tab does not show yet, a committed answer only what the partials did not.
  */
 export class EventsToWire {
   readonly #projection = new ChatProjection();
@@ -47,14 +48,6 @@ export class EventsToWire {
 
   constructor(conversationId: string) {
     this.#conversationId = conversationId;
-  }
-
-  /**
-   * The stream was reopened: a process that runs the answer opens with ONE partial holding the
-   * segment so far, of which this tab already shows a part.
-   */
-  reconnected(): void {
-    this.#projection.reconnected();
   }
 
   apply(frame: SseFrame): WireChatMessage[] {

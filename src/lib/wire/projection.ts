@@ -21,6 +21,8 @@ const grantUseOf = (p: GrantUseFields): GrantUseFields =>
 
 export type ProjectedEvent =
   | { kind: 'partial'; payload: { token: string } }
+  /** `partials=1&snapshot=1`: the running answer's segment so far, once, on attaching to it. */
+  | { kind: 'partial_snapshot'; payload: { token: string } }
   /** `files`: as the engine stores them (its statuses are the attachment module's). */
   | { kind: 'user.message'; payload: { files: ReadonlyArray<Omit<FileRef, 'kind' | 'status'> & { kind?: string; status?: string }> } }
   | { kind: 'assistant.message'; payload: { text: string } }
@@ -54,28 +56,18 @@ export class ChatProjection {
   content = '';
   /** The answer segment since the last card, as partials showed it. */
   #segment = '';
-  #snapshotNext = false;
-
-  /**
-   * The stream was reopened: a process that runs the answer opens with ONE partial holding the
-   * segment so far, of which the reader already shows a part (only the UI's follower reconnects).
-   */
-  reconnected(): void {
-    this.#snapshotNext = true;
-  }
 
   /** The wire metadata this event shows as, in order (often none, sometimes two). */
   apply(event: ProjectedEvent, conversationId: string): ChatMetadata[] {
-    if (event.kind !== 'partial') this.#snapshotNext = false;
     switch (event.kind) {
-      case 'partial': {
-        let { token } = event.payload;
-        if (this.#snapshotNext) {
-          this.#snapshotNext = false;
-          token = token.startsWith(this.#segment) ? token.slice(this.#segment.length) : '';
-          if (!token) return [];
-        }
-        return this.#text(token);
+      case 'partial':
+        return this.#text(event.payload.token);
+      case 'partial_snapshot': {
+        // The segment so far, of which the reader may already show a part (the stream reopened
+        // after a drain): only its unseen rest is new.
+        const { token } = event.payload;
+        const rest = token.startsWith(this.#segment) ? token.slice(this.#segment.length) : '';
+        return rest ? this.#text(rest) : [];
       }
       case 'assistant.message': {
         const { text } = event.payload;

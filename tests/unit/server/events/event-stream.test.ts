@@ -7,7 +7,7 @@ import { EventStream } from '../../../../server/events/event-stream.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 10));
 
-function setup(after = 0) {
+function setup(after = 0, snapshot = true) {
   const ledger = new MemoryLedger();
   const conversation = randomUUID();
   const run = randomUUID();
@@ -15,7 +15,7 @@ function setup(after = 0) {
   let live: TurnHub | undefined = hub;
   const out: string[] = [];
   const gone = new AbortController();
-  const stream = new EventStream({ ledger, conversationId: conversation, after, partials: true, liveRun: () => live, heartbeatMs: 60_000, write: (c) => out.push(c), signal: gone.signal });
+  const stream = new EventStream({ ledger, conversationId: conversation, after, partials: true, snapshot, liveRun: () => live, heartbeatMs: 60_000, write: (c) => out.push(c), signal: gone.signal });
   /** Commits like the engine: to the ledger, then to the run's live followers. */
   const commit = async (...drafts: EventDraft[]) => (await ledger.append(conversation, drafts)).forEach((e: LedgerEvent) => hub.publish(e));
   const partial = (token: string) => hub.publish({ kind: 'partial', payload: { run_id: run, token } });
@@ -25,7 +25,7 @@ function setup(after = 0) {
 const frames = (out: string[]) => out.join('').split('\n\n').filter(Boolean);
 
 describe('EventStream', () => {
-  it('committed events with ids, the answer so far as ONE partial, then tokens; each event once; drain last', async () => {
+  it('committed events with ids, the answer so far as ONE partial_snapshot, then tokens; each event once; drain last', async () => {
     const s = setup();
     await s.commit({ kind: 'user.message', payload: { run_id: s.run, request_id: 'r', text: 'hi', files: [] } });
     s.partial('Hel');
@@ -44,11 +44,31 @@ describe('EventStream', () => {
     await running;
     expect(frames(s.out)).toEqual([
       'id: 1\nevent: user.message\ndata: {"run_id":"' + s.run + '","request_id":"r","text":"hi","files":[]}',
-      'event: partial\ndata: {"run_id":"' + s.run + '","token":"Hello"}',
+      'event: partial_snapshot\ndata: {"run_id":"' + s.run + '","token":"Hello"}',
       'event: partial\ndata: {"run_id":"' + s.run + '","token":" you"}',
       'id: 2\nevent: assistant.message\ndata: {"run_id":"' + s.run + '","text":"Hello you"}',
       expect.stringMatching(/^id: 3\nevent: run.finished\n/),
       'event: drain\ndata: {"retry_after_ms":1000}',
+    ]);
+  });
+
+  it('without snapshot: what streamed before it attached is not sent, the tokens after it are', async () => {
+    const s = setup(0, false);
+    await s.commit({ kind: 'user.message', payload: { run_id: s.run, request_id: 'r', text: 'hi', files: [] } });
+    s.partial('Hel');
+    s.partial('lo');
+    const running = s.stream.run();
+    await tick();
+    s.partial(' you');
+    await tick();
+    await s.commit({ kind: 'assistant.message', payload: { run_id: s.run, text: 'Hello you' } });
+    s.endRun();
+    s.stream.drain(1000);
+    await running;
+    expect(frames(s.out).slice(0, 3)).toEqual([
+      expect.stringMatching(/^id: 1\nevent: user.message\n/),
+      'event: partial\ndata: {"run_id":"' + s.run + '","token":" you"}',
+      'id: 2\nevent: assistant.message\ndata: {"run_id":"' + s.run + '","text":"Hello you"}',
     ]);
   });
 

@@ -71,11 +71,12 @@ describe('ChatProjection', () => {
     expect(new ChatProjection().apply(event, C)[0]).toMatchObject({ type: 'confirm_required', approval_id: 'a2', preview, labels: { service: 'Service' }, replaces });
   });
 
-  it('reconnected (the UI after a drain): the opening partial, the segment so far, adds only its unseen rest', () => {
+  it('partial_snapshot (the segment so far on attaching; the UI after a drain) adds only its unseen rest', () => {
     const view = new ChatProjection();
-    view.apply(partial('Hello '), C);
-    view.reconnected();
-    expect(view.apply(partial('Hello wor'), C)).toEqual([{ type: 'stream_token', token: 'wor' }]);
+    const snapshot = (token: string) => ({ kind: 'partial_snapshot' as const, payload: { token } });
+    expect(view.apply(snapshot('Hello '), C)).toEqual([{ type: 'stream_token', token: 'Hello ' }]);
+    expect(view.apply(snapshot('Hello wor'), C)).toEqual([{ type: 'stream_token', token: 'wor' }]);
+    expect(view.apply(snapshot('Hello'), C)).toEqual([]); // nothing unseen
     expect(view.apply(partial('ld'), C)).toEqual([{ type: 'stream_token', token: 'ld' }]);
     expect(view.content).toBe('Hello world');
   });
