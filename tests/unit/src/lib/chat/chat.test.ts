@@ -382,7 +382,7 @@ describe('ChatState', () => {
 
 /** A stream reopened after seq 1: the snapshot "Hello wor", one more token, then the commit and the end. */
 const HELLO_WORLD_AFTER_SEQ_1 = [
-  { event: 'partial', data: { token: 'Hello wor' } },
+  { event: 'partial_snapshot', data: { token: 'Hello wor' } }, // the answer so far, as the server sends it on attaching (partials=1&snapshot=1)
   { event: 'partial', data: { token: 'ld' } },
   { id: 2, event: 'assistant.message', data: { text: 'Hello world' } },
   { id: 3, event: 'run.finished', data: { status: 'done' } },
