@@ -17,7 +17,7 @@ import type { GrantRequest } from '../../src/lib/wire/index.ts';
 import { attemptRefusal, decisionRefusal, tally, termsAt } from './approvers.ts';
 import { auditDecision } from './audit.ts';
 import { applyEdit, termsRow, unseenEditRefusal, type ApprovalEdit } from './edit.ts';
-import { grantRefusal, makeGrant } from './grants.ts';
+import { approversOf, grantMadeOf, grantRefusal, makeGrant, type GrantMade } from './grants.ts';
 import { writeReceipt } from './receipt.ts';
 import { actionHash, decisionOf, hashArgs, resumeDecisions, selectApprovals, type ApprovalReason, type ResolvedResult } from './rules.ts';
 import type { PasskeyProof } from '../audit/passkey.ts';
@@ -29,6 +29,8 @@ export interface ResolvedApproval {
   reason: ApprovalReason;
   /** The row as the decision left it. */
   approval: Approval;
+  /** The standing grant this approval made ("Allow … for 1 h"): the card and the history say so (issue 37 item 6). */
+  grantMade?: GrantMade;
 }
 
 /** One approver's approval that leaves an M-of-N approval pending (ledger `approval.approved`). */
@@ -182,17 +184,18 @@ export async function writeTerminalDecision(
   if (!row) return null;
   // "Allow for 1 hour": the grant is made here, with the approval it comes from, or not at all
   // (a refusal throws and the decision's transaction rolls back: the approval stays pending).
-  if (turn.grant && row.status === 'approved') row.grantId = await grantOf(db, row, turn.grant, turn.now());
+  const grantMade = turn.grant && row.status === 'approved' ? await grantOf(db, row, turn.grant, turn.now()) : undefined;
+  if (grantMade) row.grantId = grantMade.id;
   // Audited and receipted here, in the decision's transaction: the one step every decision passes.
   const audited = await auditDecision(db, { approval: row, result: resolution.result, decider: row.decider, note: turn.note ?? null, origin: turn.origin });
   const decisions = known ?? (await listApprovalDecisions(db, [row.id]));
   await writeReceipt(db, { approval: row, decider: row.decider, decisions, origin: turn.origin, auditHash: audited.hash });
   if (turn.outbox) await enqueueApprovalEvent(db, row.status === 'expired' ? 'approval.expired' : 'approval.decided', row.id);
-  return { approvalId: row.id, result: resolution.result, reason: resolution.reason, approval: row };
+  return { approvalId: row.id, result: resolution.result, reason: resolution.reason, approval: row, ...(grantMade ? { grantMade } : {}) };
 }
 
 /** The grant an approval's approver asked for, checked against what its rule offered, then made and linked. */
-async function grantOf(db: Queryable, row: Approval & { decider: { id: string; role: string } | null }, request: GrantRequest, now: Date): Promise<string> {
+async function grantOf(db: Queryable, row: Approval & { decider: { id: string; role: string } | null }, request: GrantRequest, now: Date): Promise<GrantMade> {
   const requester = await findPerson(db, row.requestedBy);
   if (!row.decider || !requester) throw new AirlockError('FORBIDDEN', 'Only a known user may make a grant.');
   const refusal = grantRefusal(row.grantOffer, request, row.decider, row.args, row.grantRule);
@@ -200,7 +203,7 @@ async function grantOf(db: Queryable, row: Approval & { decider: { id: string; r
   const made = { tool: row.tool, requestedBy: row.requestedBy, offer: row.grantOffer!, rule: row.grantRule!, approvers: row.terms };
   const grantId = await makeGrant(db, made, request, { deciderId: row.decider.id, requesterTenant: requester.tenant }, now);
   await linkGrant(db, row.id, grantId);
-  return grantId;
+  return grantMadeOf(grantId, request, made.offer, now);
 }
 
 export interface OwedResume {
@@ -276,8 +279,9 @@ export interface OpenedApproval {
   timeoutS: number;
   /** The policy decision that paused the call. */
   policy?: PolicyStamp;
-  /** How many approvers it needs (issue 26). */
+  /** How many approvers it needs (issue 26), and, when more than one, who may give them (issue 37 item 4). */
   approvalsRequired: number;
+  approvers?: { roles: string[]; users: string[] };
   /** Each approver signs with a passkey (issue 28 step-up). */
   stepUp?: 'passkey';
   /** The effect's preview (issue 27); null: the tool has none. */
@@ -334,7 +338,7 @@ export async function openApprovals(
     if (replaced) await linkReplaced(db, approval.id, replaced);
     opened.push({
       approvalId: approval.id, toolCallId: p.toolCallId, tool: p.tool, input: p.args, prompt, expiresAt, timeoutS, approvalsRequired: approval.terms.required,
-      preview: approval.preview, labels: approval.labels, grant: approval.grantOffer,
+      preview: approval.preview, labels: approval.labels, grant: approval.grantOffer, ...approversOf(approval.terms),
       ...(approval.stepUp ? { stepUp: approval.stepUp } : {}),
       ...(p.policy ? { policy: p.policy } : {}),
       ...(replaced ? { replaces: { approvalId: replaced, reason: 'state_changed' as const } } : {}),

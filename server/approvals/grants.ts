@@ -23,6 +23,24 @@ export interface GrantOfferRow {
   match: Record<string, unknown>;
 }
 
+/** A grant an approval made (issue 37 item 6): what it covers and until when; the card and the history say so. */
+export interface GrantMade {
+  id: string;
+  match: Record<string, unknown>;
+  ttl_s: number;
+  expires_at: string;
+}
+
+/** Pure: the grant made, as `makeGrant` made it (the request's match, else the offer's default). */
+export function grantMadeOf(id: string, request: GrantRequest, offer: GrantOfferRow, now: Date): GrantMade {
+  return { id, match: request.match ?? offer.match, ttl_s: request.ttl_s, expires_at: new Date(now.getTime() + request.ttl_s * 1000).toISOString() };
+}
+
+/** Pure: who may approve an approval that needs several (the card says whom it waits for, issue 37 item 4); nothing for one. */
+export function approversOf(terms: { required: number; roles: readonly string[]; users: readonly string[] }): { approvers?: { roles: string[]; users: string[] } } {
+  return terms.required > 1 ? { approvers: { roles: [...terms.roles], users: [...terms.users] } } : {};
+}
+
 export interface GrantRefusal {
   code: Extract<ErrorCode, 'FORBIDDEN' | 'VALIDATION_ERROR'>;
   message: string;

@@ -54,6 +54,11 @@ export interface ApprovalRecord {
   actionHash: string | null;
   /** Each approver must sign with a passkey (migration 175); null: no step-up. */
   stepUp: Approval['stepUp'];
+  /**
+   * The requester's last message before it opened, at most 500 characters (issue 37 item 4): other
+   * approvers read it in the inbox row instead of opening a conversation that is not theirs.
+   */
+  requestMessage: string | null;
 }
 
 interface Row extends ApproverColumns {
@@ -90,6 +95,7 @@ interface Row extends ApproverColumns {
   session_ref: string | null;
   action_hash: string | null;
   step_up: Approval['stepUp'];
+  request_message: string | null;
 }
 
 const toRecord = (r: Row): ApprovalRecord => ({
@@ -127,6 +133,7 @@ const toRecord = (r: Row): ApprovalRecord => ({
   sessionRef: r.session_ref,
   actionHash: r.action_hash,
   stepUp: r.step_up ?? null,
+  requestMessage: r.request_message ?? null,
 });
 
 const SELECT = `
@@ -137,7 +144,9 @@ const SELECT = `
          a.approvals_required, a.approver_roles, a.approver_users, a.distinct_from_requester, a.escalate_after_s, a.escalate_roles, a.action_hash, a.step_up,
          (SELECT coalesce(json_agg(json_build_object('user_id', d.user_id, 'user', du.username, 'decision', d.decision, 'decided_at', d.decided_at, 'channel', d.channel)
                    ORDER BY d.decided_at, d.user_id), '[]'::json)
-           FROM approval_decisions d LEFT JOIN users du ON du.id::text = d.user_id WHERE d.approval_id = a.id) AS decisions
+           FROM approval_decisions d LEFT JOIN users du ON du.id::text = d.user_id WHERE d.approval_id = a.id) AS decisions,
+         (SELECT left(m.content, 500) FROM messages m WHERE m.conversation_id = a.conversation_id AND m.role = 'user' AND m.created_at <= a.created_at
+           ORDER BY m.seq DESC LIMIT 1) AS request_message
   FROM approvals a
   JOIN users req ON req.id::text = a.requested_by
   LEFT JOIN users res ON res.id::text = a.resolved_by

@@ -16,6 +16,8 @@ export interface Grant {
   scope: 'user' | 'tenant';
   createdBy: string;
   scopeUser: string | null;
+  /** The username of `scopeUser` (the Grants tab names whom a grant is for, issue 37 item 6). */
+  scopeUserName?: string | null;
   scopeTenant: string | null;
   expiresAt: Date;
   revokedAt: Date | null;
@@ -23,16 +25,16 @@ export interface Grant {
 }
 
 interface Row {
-  id: string; tool: string; match: Record<string, unknown>; created_by: string; created_by_name: string | null; scope_user: string | null; scope_tenant: string | null;
+  id: string; tool: string; match: Record<string, unknown>; created_by: string; created_by_name: string | null; scope_user_name?: string | null; scope_user: string | null; scope_tenant: string | null;
   expires_at: Date; revoked_at: Date | null; uses: number;
 }
 
 const toGrant = (r: Row): Grant & { createdByName: string } => ({
-  id: r.id, tool: r.tool, match: r.match, scope: r.scope_tenant === null ? 'user' : 'tenant', createdBy: r.created_by, createdByName: r.created_by_name ?? '',
+  id: r.id, tool: r.tool, match: r.match, scope: r.scope_tenant === null ? 'user' : 'tenant', createdBy: r.created_by, createdByName: r.created_by_name ?? '', scopeUserName: r.scope_user_name ?? null,
   scopeUser: r.scope_user, scopeTenant: r.scope_tenant, expiresAt: r.expires_at, revokedAt: r.revoked_at, uses: r.uses,
 });
 
-const COLUMNS = `g.id, g.tool, g.match, g.created_by, u.username AS created_by_name, g.scope_user, g.scope_tenant, g.expires_at, g.revoked_at, g.uses`;
+const COLUMNS = `g.id, g.tool, g.match, g.created_by, u.username AS created_by_name, su.username AS scope_user_name, g.scope_user, g.scope_tenant, g.expires_at, g.revoked_at, g.uses`;
 
 /** Pure: does a call's arguments satisfy a grant's match (each named argument equal, canonical JSON)? */
 export function grantMatches(match: Readonly<Record<string, unknown>>, args: Readonly<Record<string, unknown>>): boolean {
@@ -72,7 +74,7 @@ export async function createGrant(
 ): Promise<Grant & { createdByName: string }> {
   const { rows } = await db.query<Row>(
     `WITH g AS (INSERT INTO approval_grants (tool, match, created_by, scope_user, scope_tenant, expires_at, rule_hash, approvers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *)
-     SELECT ${COLUMNS} FROM g LEFT JOIN users u ON u.id = g.created_by`,
+     SELECT ${COLUMNS} FROM g LEFT JOIN users u ON u.id = g.created_by LEFT JOIN users su ON su.id = g.scope_user`,
     [g.tool, JSON.stringify(g.match), g.createdBy, g.scopeUser, g.scopeTenant, g.expiresAt, g.ruleHash, JSON.stringify(g.approvers)],
   );
   return toGrant(rows[0]);
@@ -81,7 +83,7 @@ export async function createGrant(
 /** The grants a user may see: those they made, those for them, and their tenant's. Newest first. */
 export async function listGrants(db: Queryable, who: { userId: string; tenant: string }): Promise<Array<Grant & { createdByName: string }>> {
   const { rows } = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM approval_grants g LEFT JOIN users u ON u.id = g.created_by
+    `SELECT ${COLUMNS} FROM approval_grants g LEFT JOIN users u ON u.id = g.created_by LEFT JOIN users su ON su.id = g.scope_user
      WHERE g.created_by = $1 OR g.scope_user = $1 OR g.scope_tenant = $2 ORDER BY g.created_at DESC, g.id LIMIT 500`,
     [who.userId, who.tenant],
   );
@@ -93,7 +95,7 @@ export async function revokeGrant(db: Queryable, who: { userId: string; tenant: 
   const { rows } = await db.query<Row>(
     `WITH g AS (UPDATE approval_grants SET revoked_at = $4 WHERE id::text = $1 AND revoked_at IS NULL
                 AND (created_by = $2 OR scope_user = $2 OR ($5 AND scope_tenant = $3)) RETURNING *)
-     SELECT ${COLUMNS} FROM g LEFT JOIN users u ON u.id = g.created_by`,
+     SELECT ${COLUMNS} FROM g LEFT JOIN users u ON u.id = g.created_by LEFT JOIN users su ON su.id = g.scope_user`,
     [id, who.userId, who.tenant, now, who.admin],
   );
   return rows[0] ? toGrant(rows[0]) : null;

@@ -32,7 +32,7 @@ export function approvalRequestedDraft(runId: string, a: OpenedApproval): EventD
       run_id: runId, approval_id: a.approvalId, tool_call_id: a.toolCallId, tool: a.tool, input: a.input, prompt: a.prompt,
       expires_at: a.expiresAt.toISOString(), timeout_s: a.timeoutS,
       ...(a.policy ? { policy: a.policy } : {}),
-      ...(a.approvalsRequired > 1 ? { approvals_required: a.approvalsRequired } : {}),
+      ...(a.approvalsRequired > 1 ? { approvals_required: a.approvalsRequired, ...(a.approvers ? { approvers: a.approvers } : {}) } : {}),
       ...(a.stepUp ? { step_up: a.stepUp } : {}),
       preview: a.preview,
       labels: a.labels,
@@ -54,11 +54,11 @@ export function replacedApprovalDrafts(runId: string, opened: OpenedApproval[]):
   return opened.flatMap((a) => (a.replaces ? [approvalResolvedDraft(runId, { approvalId: a.replaces.approvalId, result: 'denied', reason: a.replaces.reason })] : []));
 }
 
-export function approvalResolvedDraft(runId: string, r: Pick<ResolvedApproval, 'approvalId' | 'result' | 'reason'> & { approval?: ResolvedApproval['approval'] }): EventDraft {
+export function approvalResolvedDraft(runId: string, r: Pick<ResolvedApproval, 'approvalId' | 'result' | 'reason' | 'grantMade'> & { approval?: ResolvedApproval['approval'] }): EventDraft {
   // An approval confirmed with edited arguments says so (issue 27 item 1); a denied edit ran nothing.
   const edited = r.approval && r.result === 'confirmed' ? editOf(r.approval) : null;
   const by = deciderOf(r);
-  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason, ...(by ? { by } : {}), ...(edited ? { edited } : {}) } };
+  return { kind: 'approval.resolved', payload: { run_id: runId, approval_id: r.approvalId, result: r.result, reason: r.reason, ...(by ? { by } : {}), ...(edited ? { edited } : {}), ...grantMadeOf(r) } };
 }
 
 /**
@@ -72,10 +72,15 @@ export function deciderOf(r: { approval?: ResolvedApproval['approval'] }): strin
 }
 
 /** What the stored approval card keeps of its decision (issue 37 item 3): who decided, and an edit's arguments before and after. */
-export function resolvedCardPatch(r: Pick<ResolvedApproval, 'result'> & { approval?: ResolvedApproval['approval'] }): Record<string, unknown> {
+export function resolvedCardPatch(r: Pick<ResolvedApproval, 'result' | 'grantMade'> & { approval?: ResolvedApproval['approval'] }): Record<string, unknown> {
   const edited = r.approval && r.result === 'confirmed' ? editOf(r.approval) : null;
   const by = deciderOf(r);
-  return { ...(by ? { decided_by: by } : {}), ...(edited ? { edited: { original_args: edited.original_args, args: edited.args } } : {}) };
+  return { ...(by ? { decided_by: by } : {}), ...(edited ? { edited: { original_args: edited.original_args, args: edited.args } } : {}), ...grantMadeOf(r) };
+}
+
+/** The standing grant a confirm made ("Allow … for 1 h", issue 37 item 6), as the event and the stored card keep it. */
+function grantMadeOf(r: Pick<ResolvedApproval, 'grantMade'>): { grant_made?: { id: string; match: Record<string, unknown>; ttl_s: number; expires_at: string } } {
+  return r.grantMade ? { grant_made: { id: r.grantMade.id, match: r.grantMade.match, ttl_s: r.grantMade.ttl_s, expires_at: r.grantMade.expires_at } } : {};
 }
 
 /** The answer segment streamed so far, or nothing when it is empty and nothing marks it. */

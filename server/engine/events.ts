@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { APPROVAL_REASONS } from '../approvals/rules.ts';
-import { ArgumentLabelsSchema, ArgumentsEditSchema, EffectPreviewSchema, ErrorFieldSchema, GrantOfferSchema } from '../../src/lib/wire/chat-metadata.ts';
+import { ArgumentLabelsSchema, ArgumentsEditSchema, EffectPreviewSchema, ErrorFieldSchema, GrantMadeSchema, GrantOfferSchema, ApproversSchema } from '../../src/lib/wire/chat-metadata.ts';
 import { branchPath, onPath, type BranchFork } from '../../src/lib/wire/branches.ts';
 
 const RunId = z.uuid();
@@ -70,6 +70,8 @@ const KIND_PAYLOADS = {
     policy: PolicySchema.optional(),
     /** How many approvers it needs, when more than one (issue 26). */
     approvals_required: z.number().int().min(2).optional(),
+    /** Who may give them: the rule's roles and usernames (issue 37 item 4: "Waiting for one more from: …"). */
+    approvers: ApproversSchema.optional(),
     /** Approving needs the approver's passkey (issue 28 step-up). */
     step_up: z.literal('passkey').optional(),
     /** The effect's preview, null when the tool has none (issue 27); absent on older events. */
@@ -91,6 +93,8 @@ const KIND_PAYLOADS = {
   'approval.resolved': z.strictObject({
     run_id: RunId, approval_id: z.uuid(), result: z.enum(['confirmed', 'denied', 'expired']), reason: z.enum(APPROVAL_REASONS).optional(), by: z.string().min(1).optional(),
     edited: ArgumentsEditSchema.extend({ original_action_hash: z.string().nullable(), action_hash: z.string() }).optional(),
+    // The standing grant the confirm made (issue 37 item 6): the card and the history say so.
+    grant_made: GrantMadeSchema.optional(),
   }),
   'assistant.message': z.strictObject({
     run_id: RunId,

@@ -177,7 +177,7 @@ export class Transcript {
         grantable: card.grant,
         ...(card.stepUp ? { step_up: card.stepUp } : {}),
         ...(card.replaces ? { replaces: { approval_id: card.replaces.approvalId, reason: card.replaces.reason } } : {}),
-        ...(card.approvalsRequired > 1 ? { approvals_required: card.approvalsRequired, approved_by: [] } : {}),
+        ...(card.approvalsRequired > 1 ? { approvals_required: card.approvalsRequired, approved_by: [], ...(card.approvers ? { approvers: card.approvers } : {}) } : {}),
       },
     });
   }

@@ -20,7 +20,8 @@ export interface ToolSpec {
   description: string;
   /**
    * Present when the operation pauses for the user's approval: the question its card asks, and
-   * `scope`, the arguments a standing grant covers by their exact values by default (issue 27).
+   * `scope`, the arguments a standing grant covers by their exact values by default (issue 27): the
+   * narrowest useful grant, this service (to this environment), never "any service" (issue 37 item 6).
    */
   approval?: { prompt: (args: Args) => string; preview?: true; scope?: readonly string[] };
 }
@@ -56,7 +57,7 @@ export const TOOLS = [
   {
     name: 'deploy_service', method: 'POST', path: '/deployments', permission: 'deployments:write',
     description: 'Deploy a version of a service to an environment.',
-    approval: { prompt: (args) => `Deploy ${service(args)} version ${str(args.version) ?? '?'} to ${str(args.environment) ?? '?'}?`, preview: true, scope: ['environment'] },
+    approval: { prompt: (args) => `Deploy ${service(args)} version ${str(args.version) ?? '?'} to ${str(args.environment) ?? '?'}?`, preview: true, scope: ['service', 'environment'] },
   },
   { name: 'check_health', method: 'GET', path: '/health', permission: 'health:read', description: 'Check the health of one service or all: status, p95 latency, error rate, uptime.' },
   { name: 'get_environment', method: 'GET', path: '/environment', permission: 'environment:read', description: 'Describe an environment (production, staging, dev) and the versions running there.' },

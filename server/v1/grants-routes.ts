@@ -28,7 +28,7 @@ const GrantBody = z.strictObject({
 });
 
 const grantWire = (g: Grant & { createdByName: string }) => ({
-  id: g.id, tool: g.tool, match: g.match, scope: g.scope, created_by: g.createdByName,
+  id: g.id, tool: g.tool, match: g.match, scope: g.scope, created_by: g.createdByName, for_user: g.scopeUserName ?? null,
   expires_at: g.expiresAt.toISOString(), revoked_at: g.revokedAt?.toISOString() ?? null, uses: g.uses,
 });
 

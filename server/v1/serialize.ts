@@ -85,6 +85,11 @@ export function approvalWire(a: ApprovalRecord) {
     // Issue 26 (M-of-N): how many approvers it needs, who approved so far (usernames of the
     // requester's tenant), and every decision with the way it came.
     approvals_required: a.terms.required,
+    // Issue 37 item 4: who may approve (the rule's roles and usernames; both empty: the defaults),
+    // and the requester's message that led to the call (at most 500 characters), for approvers
+    // who may not open the requester's conversation.
+    approvers: { roles: a.terms.roles, users: a.terms.users },
+    request_message: a.requestMessage,
     approved_by: a.decisions.filter((d) => d.decision === 'approve').map((d) => d.user),
     decisions: a.decisions.map((d) => ({ user: d.user, decision: d.decision, decided_at: d.decidedAt.toISOString(), channel: d.channel })),
     // Issue 27: what the approver sees besides the arguments.

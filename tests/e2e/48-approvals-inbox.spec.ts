@@ -120,10 +120,19 @@ test("an admin's production deploy under a two-admin rule: 1 of 2 everywhere, th
   await firstRow.getByRole('textbox', { name: 'Reason' }).fill('checked the change list');
   await firstRow.getByRole('button', { name: 'Confirm' }).click();
   await expect(firstRow.getByTestId('approval-progress')).toHaveText('1 of 2 approved (by admin2)', { timeout: 20_000 });
+  // Issue 37 item 4: who approved reads whom it waits for, and has nothing left to press.
+  await expect(firstRow.getByTestId('approval-waiting')).toHaveText(/^You approved\. Waiting for one more from: .*another admin$/);
+  await expect(firstRow.getByRole('button', { name: 'Confirm' })).toHaveCount(0);
+  await expect(firstRow.getByRole('button', { name: 'Deny' })).toHaveCount(0);
+  await expect(firstRow.getByRole('button', { name: 'Edit…' })).toHaveCount(0);
 
   // "1 of 2" everywhere: the other approver's inbox and the requester's card, live.
   const secondRow = second.getByTestId('approval-row').filter({ hasText: '9.4.2' });
   await expect(secondRow.getByTestId('approval-progress')).toHaveText('1 of 2 approved (by admin2)', { timeout: 20_000 });
+  // Not the requester's: no conversation link, the requester's message instead; still theirs to decide.
+  await expect(secondRow.getByTestId('request-message')).toContainText('Deploy checkout-api 9.4.2 to production');
+  await expect(secondRow.getByRole('link', { name: 'Open the conversation' })).toHaveCount(0);
+  await expect(secondRow.getByTestId('approval-waiting')).toHaveCount(0);
   await expect(card.getByTestId('approval-progress')).toHaveText('1 of 2 approved (by admin2)', { timeout: 20_000 });
   await expect(card).toHaveAttribute('data-status', 'pending');
   expect(await deployments('9.4.2')).toBe(0);

@@ -62,7 +62,8 @@ describe('approve with a grant', () => {
     expect(first.status).toBe('awaiting_approval');
     const [approvalId] = first.approval_request_ids as string[];
     const approval = (await v1(server.url, `/approvals/${approvalId}`, { token: admin })).body;
-    expect(approval.grantable).toEqual({ max_ttl_s: 3600, match: { environment: 'staging' } });
+    // The narrowest useful grant (issue 37 item 6): this service to this environment.
+    expect(approval.grantable).toEqual({ max_ttl_s: 3600, match: { environment: 'staging', service: 'payments-api' } });
 
     // Longer than the rule's max_grant_s: refused at creation, with the limit; nothing decided.
     const tooLong = await v1(server.url, `/approvals/${approvalId}/approve`, { token: admin, body: { grant: { ttl_s: 7200 } } });
@@ -80,16 +81,21 @@ describe('approve with a grant', () => {
     await waitForRun(server.url, admin, first.run_id, (r) => r.status === 'completed');
     expect(await deployed('payments-api', '8.1.0', 'staging')).toBe(1);
     const grants = (await v1(server.url, '/grants', { token: admin })).body.grants.filter((g: { revoked_at: string | null }) => g.revoked_at === null);
-    expect(grants).toMatchObject([{ id: approved.body.grant_id, tool: 'deploy_service', match: { environment: 'staging' }, scope: 'user', created_by: 'admin', uses: 0 }]);
+    expect(grants).toMatchObject([{ id: approved.body.grant_id, tool: 'deploy_service', match: { environment: 'staging', service: 'payments-api' }, scope: 'user', created_by: 'admin', for_user: 'admin', uses: 0 }]);
     const ttl = new Date(grants[0].expires_at).getTime() - Date.now();
     expect(ttl).toBeGreaterThan(3500_000);
     expect(ttl).toBeLessThanOrEqual(3600_000);
 
-    // Another service, the same environment: the grant's default match covers it.
-    const next = await deploy(admin, 'deploy checkout-api 8.2.0 to staging');
+    // The same service, another version, the same environment: the grant covers it.
+    const next = await deploy(admin, 'deploy payments-api 8.2.0 to staging');
     expect(next.status).toBe('completed');
     expect(next.approval_request_ids).toEqual([]);
-    expect(await deployed('checkout-api', '8.2.0', 'staging')).toBe(1);
+    expect(await deployed('payments-api', '8.2.0', 'staging')).toBe(1);
+    // Another service to the same environment: not covered (issue 37 item 6: it used to run with no card).
+    const other = await deploy(admin, 'deploy checkout-api 8.2.0 to staging');
+    expect(other.status).toBe('awaiting_approval');
+    expect(await deployed('checkout-api', '8.2.0', 'staging')).toBe(0);
+    expect((await v1(server.url, `/approvals/${other.approval_request_ids[0]}/deny`, { token: admin, body: {} })).status).toBe(200);
     // Production: outside the match, and its rule is never grantable.
     const production = await deploy(admin, 'deploy payments-api 8.3.0 to production');
     expect(production.status).toBe('awaiting_approval');
@@ -131,13 +137,18 @@ describe('approve with a grant', () => {
     const client = await connectChat(server.url, admin);
     const asked = await collect(client.submit('/chat', { message: { text: 'deploy orders-api 8.4.0 to staging', files: [] }, conversation_id: 'new', action: '' }));
     const card = asked.messages.find((m) => m.metadata.type === 'confirm_required')!.metadata;
-    expect(card.grantable).toEqual({ max_ttl_s: 3600, match: { environment: 'staging' } });
+    expect(card.grantable).toEqual({ max_ttl_s: 3600, match: { environment: 'staging', service: 'orders-api' } });
     const conversationId = card.thread_id as string;
     const confirmed = await collect(client.submit('/chat', { conversation_id: conversationId, action: 'confirm', approval_id: card.approval_id, grant: { ttl_s: 600 } }));
     expect(confirmed.types).toContain('tool_end');
     expect(await deployed('orders-api', '8.4.0', 'staging')).toBe(1);
+    // The resolved card says the grant was made (issue 37 item 6), live and in the stored history.
+    const resolved = confirmed.messages.find((m) => m.metadata.type === 'confirm_resolved')!.metadata as { grant_made?: { id: string } };
+    expect(resolved.grant_made).toMatchObject({ match: { environment: 'staging', service: 'orders-api' }, ttl_s: 600 });
+    const stored = await db.pool.query(`SELECT metadata->'grant_made' AS g FROM messages WHERE conversation_id = $1 AND metadata->>'approval_id' = $2`, [conversationId, card.approval_id]);
+    expect(stored.rows).toMatchObject([{ g: { id: resolved.grant_made?.id, match: { environment: 'staging', service: 'orders-api' }, ttl_s: 600 } }]);
     const { rows } = await db.pool.query(`SELECT g.match, g.scope_user, u.username FROM approval_grants g JOIN users u ON u.id = g.created_by JOIN approvals a ON a.grant_id = g.id WHERE a.id = $1`, [card.approval_id]);
-    expect(rows).toMatchObject([{ match: { environment: 'staging' }, username: 'admin' }]);
+    expect(rows).toMatchObject([{ match: { environment: 'staging', service: 'orders-api' }, username: 'admin' }]);
     // The next staging deploy runs under it: its tool card names the grant, who made it and until when.
     const granted = await collect(client.submit('/chat', { message: { text: 'deploy orders-api 8.4.1 to staging', files: [] }, conversation_id: conversationId, action: '' }));
     const start = granted.messages.find((m) => m.metadata.type === 'tool_start' && m.metadata.tool === 'deploy_service')!.metadata;

@@ -44,7 +44,7 @@ describe('standing grants', () => {
   it('a matching call runs without a card under grant_id; outside the match it asks; revoked, the next call asks', async () => {
     const made = await v1(server.url, '/grants', { token: admin, body: { tool: 'deploy_service', match: { environment: 'staging' }, ttl_s: 3600 } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    expect(made.body).toMatchObject({ tool: 'deploy_service', match: { environment: 'staging' }, scope: 'user', created_by: 'admin', revoked_at: null, uses: 0 });
+    expect(made.body).toMatchObject({ tool: 'deploy_service', match: { environment: 'staging' }, scope: 'user', created_by: 'admin', for_user: 'admin', revoked_at: null, uses: 0 });
     const grantId = made.body.id as string;
 
     const granted = await deploy('deploy payments-api 7.8.1 to staging');

@@ -29,7 +29,7 @@ import { claimString, tokenClaims } from '../token-claims.ts';
 import { callBackend, type BackendRequest } from './backend.ts';
 import { storedBeforeEffect, type ToolContext } from './context.ts';
 import { grantedCall } from './grant.ts';
-import { askedAgain, backendPreview, isStateChanged, MAX_STATE_CHANGES } from './preview.ts';
+import { askedAgain, backendPreview, isStateChanged, MAX_STATE_CHANGES, wouldDoNothing } from './preview.ts';
 import type { ToolCallContext, ToolResult } from '../tool-source.ts';
 
 /** The parts of a backend call that come from the model's arguments; method and path come from the catalog. */
@@ -197,7 +197,8 @@ export function defineBackendTool<S extends z.ZodObject>(spec: BackendToolSpec<S
       // state hash comes back with the decision). It never fails the call: no preview is "no preview".
       const preview = operation.approval?.preview && !ctx.resumedCalls?.has(toolCallId) ? await backendPreview(ctx, backendRequest(args), call.signal, call.span) : null;
       const terms = approvalTermsOf(decision.rule);
-      const grant = grantTerms(decision, args as Record<string, unknown>, operation.approval?.scope);
+      // No grant for a call whose preview says it would do nothing (issue 37 item 6: "no such service").
+      const grant = wouldDoNothing(preview) ? { grant: null } : grantTerms(decision, args as Record<string, unknown>, operation.approval?.scope);
       let request: ApprovalRequest = { kind: 'approval', tool: spec.name, args: args as Record<string, unknown>, toolCallId, policy, preview, labels, ...grant, ...(terms ? { terms } : {}) };
       for (let round = 0; ; round++) {
         // Outside any try: interrupt() works by throwing. On resume it returns the decision.

@@ -39,7 +39,14 @@ export function isStateChanged(error: unknown): boolean {
   return isAirlockError(error) && error.code === 'PRECONDITION_FAILED';
 }
 
+/** Whether a preview says the call would do nothing (`details.no_effect`, e.g. no such service): then no grant is offered. */
+export function wouldDoNothing(preview: EffectPreview | null): boolean {
+  return preview?.details?.no_effect === true;
+}
+
 /** The same call asked again, with the fresh preview, marked as replacing the approval the state change closed. */
 export function askedAgain(request: ApprovalRequest, preview: EffectPreview | null): ApprovalRequest {
-  return { ...request, preview, replaces: { reason: 'state_changed' } };
+  if (!wouldDoNothing(preview)) return { ...request, preview, replaces: { reason: 'state_changed' } };
+  const { grantRule: _dropped, ...rest } = request;
+  return { ...rest, preview, grant: null, replaces: { reason: 'state_changed' } };
 }

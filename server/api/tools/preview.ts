@@ -28,6 +28,13 @@ export function maintenanceStateHash(state: MaintenanceState): string {
   return hashJson({ op: 'start_maintenance', service: state.service, active: state.active?.id ?? null, dependents: state.dependents, exists: state.serviceExists });
 }
 
+/**
+ * `no_effect: true` when the call would do nothing at all (no such service or environment): the
+ * approval then offers no standing grant (issue 37 item 6), since a grant would stand for calls
+ * the approver never saw do anything.
+ */
+const noEffect = (exists: boolean): { no_effect?: true } => (exists ? {} : { no_effect: true });
+
 /** "checkout-api staging: 2.4.0 → 2.4.1; last deploy 2 h ago by admin". */
 export function deployPreview(state: DeployState, version: string, now: Date): EffectPreview {
   const where = `${state.service} ${state.environment}`;
@@ -44,6 +51,7 @@ export function deployPreview(state: DeployState, version: string, now: Date): E
       new_version: version,
       last_deploy: state.current ? { at: state.current.at.toISOString(), by: state.current.deployedBy } : null,
       deploy_freeze: state.freeze,
+      ...noEffect(state.serviceExists && state.environmentExists),
     },
     state_hash: deployStateHash(state),
   };
@@ -58,7 +66,7 @@ export function maintenancePreview(state: MaintenanceState, durationMinutes: num
   else summary = `${state.service}: no maintenance window now; ${deps}; ${durationMinutes} min from now`;
   return {
     summary,
-    details: { active_window: state.active ? { id: state.active.id, ends_at: state.active.endsAt.toISOString() } : null, dependents: state.dependents, duration_minutes: durationMinutes },
+    details: { active_window: state.active ? { id: state.active.id, ends_at: state.active.endsAt.toISOString() } : null, dependents: state.dependents, duration_minutes: durationMinutes, ...noEffect(state.serviceExists) },
     state_hash: maintenanceStateHash(state),
   };
 }

@@ -38,12 +38,14 @@ export function decisionPlace(publicUrl: string | undefined): { inbox: string | 
 export type Links = Array<{ user: string; url: string }>;
 
 export function jsonBody(e: WebhookEvent, publicUrl: string | undefined, links: Links = []) {
+  // The requester's own words stay in Airlock (issue 37 item 4: they are for the inbox's approvers).
+  const { request_message: _words, ...approval } = e.approval;
   return {
     schema: WEBHOOK_SCHEMA,
     id: e.id,
     type: e.type,
     created_at: e.createdAt.toISOString(),
-    approval: e.approval,
+    approval,
     links,
     note: decisionPlace(publicUrl).note,
   };

@@ -21,6 +21,8 @@ export interface StandingGrant {
   match: Record<string, unknown>;
   scope: 'user' | 'tenant';
   created_by: string;
+  /** Whom it lets run calls without a card (a user grant; null: the tenant's). */
+  for_user?: string | null;
   expires_at: string;
   revoked_at: string | null;
   uses: number;

@@ -30,6 +30,10 @@ export interface InboxApproval {
   labels?: Record<string, string>;
   /** The arguments an approver's edit runs instead of tool_args (issue 27 item 1); null: not edited. */
   edited_args?: Record<string, unknown> | null;
+  /** Who may approve: the rule's roles and usernames (issue 37 item 4); both empty: the defaults. */
+  approvers?: { roles: string[]; users: string[] };
+  /** The requester's message that led to the call, at most 500 characters (issue 37 item 4). */
+  request_message?: string | null;
 }
 
 const PREFIX = /^\(\d+\) /;

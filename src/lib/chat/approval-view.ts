@@ -16,7 +16,7 @@ export interface CardPreview {
  * `preview`/`labels`/`replaces`/`grantable`/`step_up`, and an M-of-N approval's `approvals_required`/`approved_by`
  * (issue 26), of a `confirm_required` or stored card, read defensively.
  */
-export function cardExtrasOf(card: object): Pick<ApprovalItem, 'preview' | 'labels' | 'replaces' | 'grantable' | 'approvalsRequired' | 'approvedBy' | 'stepUp'> {
+export function cardExtrasOf(card: object): Pick<ApprovalItem, 'preview' | 'labels' | 'replaces' | 'grantable' | 'approvalsRequired' | 'approvedBy' | 'approvers' | 'stepUp'> {
   const m = card as Record<string, unknown>;
   const p = m.preview as { summary?: unknown; details?: unknown } | null | undefined;
   const preview = p === null ? null : p && typeof p.summary === 'string' ? { summary: p.summary, ...(p.details && typeof p.details === 'object' ? { details: p.details as Record<string, unknown> } : {}) } : undefined;
@@ -27,39 +27,37 @@ export function cardExtrasOf(card: object): Pick<ApprovalItem, 'preview' | 'labe
   const approvedBy = Array.isArray(m.approved_by) ? m.approved_by.filter((u): u is string => typeof u === 'string') : [];
   return {
     ...(preview !== undefined ? { preview } : {}), ...(labels ? { labels } : {}), ...(typeof replaced === 'string' ? { replaces: replaced } : {}), ...(grantable ? { grantable } : {}), ...(m.step_up === 'passkey' ? { stepUp: true } : {}),
-    ...(typeof m.approvals_required === 'number' ? { approvalsRequired: m.approvals_required, approvedBy } : {}),
+    ...(typeof m.approvals_required === 'number' ? { approvalsRequired: m.approvals_required, approvedBy, ...approversIn(m.approvers) } : {}),
   };
+}
+
+const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((u): u is string => typeof u === 'string') : []);
+
+/** Who may approve an approval that needs several (issue 37 item 4), when the card says. */
+function approversIn(v: unknown): Pick<ApprovalItem, 'approvers'> {
+  const a = v as { roles?: unknown; users?: unknown } | null | undefined;
+  return a && typeof a === 'object' ? { approvers: { roles: names(a.roles), users: names(a.users) } } : {};
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * Who decided, and an edit's arguments before and after (issue 37 item 3), of a `confirm_resolved`
- * (`by`, `edited`) or a stored card (`decided_by`, `edited`), read defensively.
+ * Who decided, an edit's arguments before and after (issue 37 item 3) and the grant a confirm made
+ * (item 6), of a `confirm_resolved` (`by`, `edited`, `grant_made`) or a stored card (`decided_by`, …), read defensively.
  */
-export function decisionOf(message: object): Pick<ApprovalItem, 'decidedBy' | 'edited'> {
+export function decisionOf(message: object): Pick<ApprovalItem, 'decidedBy' | 'edited' | 'grantMade'> {
   const m = message as Record<string, unknown>;
   const by = typeof m.by === 'string' ? m.by : typeof m.decided_by === 'string' ? m.decided_by : '';
   const e = m.edited as { original_args?: unknown; args?: unknown } | undefined;
-  return { ...(by ? { decidedBy: by } : {}), ...(e && isRecord(e.original_args) && isRecord(e.args) ? { edited: { from: e.original_args, to: e.args } } : {}) };
+  const g = m.grant_made as { match?: unknown; ttl_s?: unknown; expires_at?: unknown } | undefined;
+  const grantMade = g && isRecord(g.match) && typeof g.ttl_s === 'number' && typeof g.expires_at === 'string' ? { match: g.match, ttlS: g.ttl_s, until: g.expires_at } : null;
+  return { ...(by ? { decidedBy: by } : {}), ...(e && isRecord(e.original_args) && isRecord(e.args) ? { edited: { from: e.original_args, to: e.args } } : {}), ...(grantMade ? { grantMade } : {}) };
 }
 
 /** The grant of a tool_start/tool_end or stored tool card, when the call ran under one. */
 export function grantUseOf(card: object): { grant: { id: string; by: string; until: string } } | Record<string, never> {
   const m = card as Record<string, unknown>;
   return typeof m.grant_id === 'string' ? { grant: { id: m.grant_id, by: typeof m.grant_by === 'string' ? m.grant_by : '', until: typeof m.grant_until === 'string' ? m.grant_until : '' } } : {};
-}
-
-/** The grant lengths the card offers, within the rule's limit. */
-export const GRANT_CHOICES = [
-  { ttlS: 3600, label: 'Allow for 1 hour' },
-  { ttlS: 8 * 3600, label: 'Allow for 8 hours' },
-] as const;
-
-/** What a grant covers, for people: "environment = staging", or "every call" for an empty match. */
-export function matchText(match: Record<string, unknown>): string {
-  const parts = Object.entries(match).map(([k, v]) => `${k} = ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  return parts.length ? parts.join(', ') : 'every call of this tool';
 }
 
 /** The arguments as (label, value) rows, in the order the model gave them. */

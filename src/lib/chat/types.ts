@@ -114,6 +114,10 @@ export interface ApprovalItem extends StoredRef {
   decidedBy?: string;
   /** Confirmed with the arguments edited: what was proposed and what ran (issue 37 item 3). */
   edited?: { from: Record<string, unknown>; to: Record<string, unknown> };
+  /** The standing grant the confirm also made (issue 37 item 6): the resolved card says what it covers and until when. */
+  /** Who may approve, when it needs several (issue 37 item 4). */
+  approvers?: { roles: string[]; users: string[] };
+  grantMade?: { match: Record<string, unknown>; ttlS: number; until: string };
 }
 export interface ErrorItem extends StoredRef {
   kind: 'error';

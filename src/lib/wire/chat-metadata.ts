@@ -70,6 +70,11 @@ export const ReplacesSchema = z.strictObject({ approval_id: z.string(), reason: 
  */
 export const GrantOfferSchema = z.strictObject({ max_ttl_s: z.number().int().positive(), match: z.record(z.string(), z.unknown()) });
 export type GrantOffer = z.infer<typeof GrantOfferSchema>;
+export type GrantMade = z.infer<typeof GrantMadeSchema>;
+/** Who may approve an approval that needs several: the rule's roles and usernames (issue 37 item 4). */
+export const ApproversSchema = z.strictObject({ roles: z.array(z.string()), users: z.array(z.string()) });
+/** The standing grant a confirm made ("Allow deploys of checkout-api to staging for 1 h", issue 37 item 6). */
+export const GrantMadeSchema = z.strictObject({ id: z.string(), match: z.record(z.string(), z.unknown()), ttl_s: z.number().int().positive(), expires_at: z.string() });
 
 /** A call run under a grant, without a card: "allowed by grant `grant_id`, by `grant_by`, until `grant_until`". */
 const GRANT_USE = {
@@ -142,6 +147,8 @@ function metadataUnion<W extends z.ZodRawShape, G extends z.ZodRawShape>(wire: W
       timeout_s: z.number(),
       /** How many approvers it needs, when more than one (issue 26). */
       approvals_required: z.number().int().min(2).optional(),
+      /** Who may give them (issue 37 item 4): the card says whom it waits for. */
+      approvers: ApproversSchema.optional(),
       /** Approving needs the approver's passkey (issue 28): the UI decides it through the v1 approve route. */
       step_up: z.literal('passkey').optional(),
       /** The effect's preview, null: the tool has none (issue 27). */
@@ -172,6 +179,8 @@ function metadataUnion<W extends z.ZodRawShape, G extends z.ZodRawShape>(wire: W
       by: z.string().optional(),
       /** Confirmed with the arguments edited (issue 27 item 1): the call ran `edited.args`. */
       edited: ArgumentsEditSchema.optional(),
+      /** The confirm also made this standing grant (issue 37 item 6). */
+      grant_made: GrantMadeSchema.optional(),
       ...wire,
     }),
     /**

@@ -6,7 +6,7 @@
  * (all of it when replayed from the ledger), so nothing doubles. Pure.
  * @module
  */
-import type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, ChatMetadata, EffectPreview, FileRef, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
+import type { ApprovalReason, ArgumentLabels, ArgumentsEdit, ChatMessage, ChatMetadata, EffectPreview, FileRef, GrantMade, GrantOffer, PolicyStamp, Replaces } from './chat-metadata.ts';
 import { ERROR_CODES, toErrorCode, type ErrorField } from './errors.ts';
 
 /**
@@ -36,6 +36,7 @@ export type ProjectedEvent =
       payload: {
         approval_id: string; tool: string; input: Record<string, unknown>; prompt: string; expires_at: string; timeout_s: number;
         approvals_required?: number;
+        approvers?: { roles: string[]; users: string[] };
         step_up?: 'passkey';
         /** Issue 27; absent on older events (null preview and no labels then). */
         preview?: EffectPreview | null;
@@ -46,7 +47,7 @@ export type ProjectedEvent =
     }
   /** One approver of several approved (issue 26): the approval stays pending. */
   | { kind: 'approval.approved'; payload: { approval_id: string; by: string; approved_count: number; approvals_required: number } }
-  | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason; by?: string; edited?: ArgumentsEdit & { original_action_hash?: string | null; action_hash?: string } } }
+  | { kind: 'approval.resolved'; payload: { approval_id: string; result: 'confirmed' | 'denied' | 'expired'; reason?: ApprovalReason; by?: string; edited?: ArgumentsEdit & { original_action_hash?: string | null; action_hash?: string }; grant_made?: GrantMade } }
   | { kind: 'run.finished'; payload: { status: string; error_code: string | null; error_detail?: string; error_fields?: ErrorField[] } }
   /** Issue 29: the /chat stream shows nothing of them; history names the branch (`active_branch`). */
   | { kind: 'branch.forked' | 'branch.switched'; payload: { branch?: number } };
@@ -95,7 +96,7 @@ export class ChatProjection {
         this.#segment = '';
         return [{
           type: 'confirm_required', prompt: p.prompt, thread_id: conversationId, approval_id: p.approval_id, tool: p.tool, input: p.input,
-          expires_at: p.expires_at, timeout_s: p.timeout_s, ...(p.approvals_required ? { approvals_required: p.approvals_required } : {}),
+          expires_at: p.expires_at, timeout_s: p.timeout_s, ...(p.approvals_required ? { approvals_required: p.approvals_required, ...(p.approvers ? { approvers: p.approvers } : {}) } : {}),
           ...(p.step_up ? { step_up: p.step_up } : {}),
           // What the card shows besides the arguments (issue 27): preview (null: none) and labels always, replaces when it asks again.
           preview: p.preview ?? null, labels: p.labels ?? {}, ...(p.replaces ? { replaces: p.replaces } : {}),
@@ -110,7 +111,7 @@ export class ChatProjection {
       case 'approval.resolved': {
         const p = event.payload;
         const edited = p.edited ? { original_args: p.edited.original_args, args: p.edited.args, patch: p.edited.patch } : undefined;
-        return [{ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(p.reason ? { reason: p.reason } : {}), ...(p.by ? { by: p.by } : {}), ...(edited ? { edited } : {}) }];
+        return [{ type: 'confirm_resolved', result: p.result, approval_id: p.approval_id, ...(p.reason ? { reason: p.reason } : {}), ...(p.by ? { by: p.by } : {}), ...(edited ? { edited } : {}), ...(p.grant_made ? { grant_made: p.grant_made } : {}) }];
       }
       case 'run.finished': {
         const p = event.payload;

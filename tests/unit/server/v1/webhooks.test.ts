@@ -14,7 +14,8 @@ const approval = (over: Partial<WireApproval> = {}): WireApproval => ({
   expires_at: '2026-12-05T00:05:00.000Z', resolved_at: null, resolution_reason: null, policy_scope: 'tool:deploy_service', policy_action: 'require_approval',
   policy_matched: true, requested_by: 'demo:admin', resolved_by: null, tool_name: 'deploy_service', tool_args: { service: 'web', version: '1.2.3', environment: 'production' },
   content: 'Deploy web 1.2.3 to production?', run_id: null, session_id: 'c1', approvals_required: 2, approved_by: ['admin2'], edited_args: null,
-  decisions: [{ user: 'admin2', decision: 'approve', decided_at: '2026-12-05T00:01:00.000Z', channel: 'inbox' }], preview: null, labels: {}, replaces: null, grantable: null, grant_id: null, step_up: null, action_hash: null, ...over,
+  decisions: [{ user: 'admin2', decision: 'approve', decided_at: '2026-12-05T00:01:00.000Z', channel: 'inbox' }], preview: null, labels: {}, replaces: null, grantable: null, grant_id: null, step_up: null, action_hash: null,
+  approvers: { roles: ['admin', 'operator'], users: [] }, request_message: 'please ship web now', ...over,
 });
 const event = (over: Partial<WireApproval> = {}) => ({ id: 'e1', type: 'approval.requested' as const, createdAt: new Date('2026-12-05T00:00:01Z'), approval: approval(over) });
 
@@ -51,6 +52,9 @@ describe('jsonBody', () => {
     const body = jsonBody(event(), undefined);
     expect(body).toMatchObject({ schema: WEBHOOK_SCHEMA, id: 'e1', type: 'approval.requested', approval: { approvals_required: 2, approved_by: ['admin2'] }, links: [] });
     expect(body.note).toMatch(/PUBLIC_URL is not set, so no link is sent/);
+    // The requester's own words are for the inbox's approvers, not for a webhook (issue 37 item 4).
+    expect(body.approval).not.toHaveProperty('request_message');
+    expect(JSON.stringify(body)).not.toContain('please ship web now');
     expect(jsonBody(event(), 'https://airlock.example').note).toBe('Decide at https://airlock.example/approvals (signed in).');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ago, assertStateUnchanged, deployPreview, maintenancePreview } from '../../../../../server/api/tools/preview.ts';
 import type { DeployState } from '../../../../../server/db/effect-state.ts';
+import { wouldDoNothing } from '../../../../../server/agent/tools/preview.ts';
 
 const now = new Date('2026-12-05T12:00:00Z');
 const state: DeployState = {
@@ -23,6 +24,16 @@ describe('effect previews (issue 27 item 3)', () => {
   it('words a maintenance window with its dependents', () => {
     const p = maintenancePreview({ service: 'db-primary', serviceExists: true, active: null, dependents: ['a', 'b'] }, 30, now);
     expect(p.summary).toBe('db-primary: no maintenance window now; 2 dependent services; 30 min from now');
+  });
+
+  it('a call that would do nothing says so in details.no_effect, so no grant is offered (issue 37 item 6)', () => {
+    expect(deployPreview({ ...state, serviceExists: false }, '1.0.0', now).details).toMatchObject({ no_effect: true });
+    expect(deployPreview({ ...state, environmentExists: false }, '1.0.0', now).details).toMatchObject({ no_effect: true });
+    expect(deployPreview(state, '2.4.1', now).details).not.toHaveProperty('no_effect');
+    expect(maintenancePreview({ service: 'nope', serviceExists: false, active: null, dependents: [] }, 30, now).details).toMatchObject({ no_effect: true });
+    expect(wouldDoNothing(deployPreview({ ...state, serviceExists: false }, '1.0.0', now))).toBe(true);
+    expect(wouldDoNothing(deployPreview(state, '2.4.1', now))).toBe(false);
+    expect(wouldDoNothing(null)).toBe(false);
   });
 
   it('ago is coarse', () => {
