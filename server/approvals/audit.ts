@@ -4,15 +4,17 @@
  * transition, the one step every decision passes: a /chat confirm or deny, an AG-UI resume, the
  * headless API's approve / deny, a new message superseding, the expiry timer. So exactly one row
  * per decision, committed with it. Refused attempts are audited by the service that refused them
- * (approvals/service.ts `decide`).
+ * (`refusedAttemptEntry`, written by the front door that refused them: approvals/service.ts `decide`
+ * for v1, links and the inbox; decide.ts `precheckDecision` for /chat, AG-UI and MCP).
  * @module
  */
 import type { Approval } from '../db/approvals.ts';
-import { appendAudit, type AppendedAudit, type AuditEntry } from '../db/audit.ts';
+import { appendAudit, type AppendedAudit, type AuditEntry, type AuditOutcome } from '../db/audit.ts';
 import type { Queryable } from '../db/index.ts';
 import { editOf } from './edit.ts';
 import { channelOf, type DecisionOrigin } from './types.ts';
 import type { ResolvedResult } from './rules.ts';
+import { isAirlockError } from '../errors.ts';
 
 /** Gradio /chat sends no origin of its own. */
 export const CHAT_ORIGIN: DecisionOrigin = { method: 'POST', path: '/chat' };
@@ -88,4 +90,40 @@ function editAudit(approval: Approval): Record<string, unknown> {
 export async function auditDecision(db: Queryable, d: DecisionAudit): Promise<AppendedAudit> {
   const [row] = await appendAudit(db, [decisionAuditEntry(d)]);
   return row;
+}
+
+const REFUSAL_OUTCOMES: Record<number, AuditOutcome> = { 400: 'invalid', 401: 'unauthorized', 403: 'denied', 404: 'not_found', 409: 'conflict', 410: 'conflict' };
+
+/** One refused decision attempt, as its front door saw it (CONTRACTS: every attempt has its own audit row). */
+export interface RefusedAttempt {
+  actor: { serviceActor: string | null; userId: string; username: string; role: string };
+  approvalId: string;
+  decision: 'approve' | 'deny';
+  path: string;
+  channel: string;
+  reason: string | null;
+  /** What the decider may see of the approval; null: only its id (one they may not see). */
+  seen: { tool: string; requestedBy: string; conversationId: string } | null;
+  error: unknown;
+}
+
+/** Pure: the audit row of a refused attempt: its status and code, and no more of the approval than the decider may see. */
+export function refusedAttemptEntry(a: RefusedAttempt): AuditEntry {
+  const status = isAirlockError(a.error) ? a.error.status : 500;
+  return {
+    serviceActor: a.actor.serviceActor,
+    userId: a.actor.userId,
+    username: a.actor.username,
+    userRole: a.actor.role,
+    operation: `approval.${a.decision}`,
+    method: 'POST',
+    path: a.path,
+    arguments: { approval_id: a.approvalId, ...(a.seen ? { tool: a.seen.tool, requested_by: a.seen.requestedBy } : {}), reason: a.reason, channel: a.channel },
+    outcome: REFUSAL_OUTCOMES[status] ?? 'error',
+    statusCode: status,
+    errorCode: isAirlockError(a.error) ? a.error.code : 'INTERNAL',
+    toolCallId: null,
+    conversationId: a.seen?.conversationId ?? null,
+    durationMs: null,
+  };
 }

@@ -9,13 +9,14 @@ import { consumeApprovalLink } from '../db/approval-links.ts';
 import { enqueueApprovalEvent } from '../db/approval-outbox.ts';
 import { findPerson, insertApprovalDecision, readDecisionAttempt, type ApprovalDecisionRow, listApprovalDecisions, lockPendingApproval } from '../db/approval-decisions.ts';
 import { closeStateChanged, createApproval, linkGrant, linkReplaced, listDecidedNotResumed, listPendingApprovals, markResumed, resolveApproval, type Approval } from '../db/approvals.ts';
+import { insertAudit } from '../db/audit.ts';
 import type { Queryable } from '../db/index.ts';
 import { AirlockError } from '../errors.ts';
 import { approvalPrompt, type ArgumentLabels, type EffectPreview } from '../operations/index.ts';
 import type { ApprovalTerms, GrantOffer, PolicyStamp } from '../policy/index.ts';
 import type { GrantRequest } from '../../src/lib/wire/index.ts';
 import { attemptRefusal, decisionRefusal, tally, termsAt } from './approvers.ts';
-import { auditDecision } from './audit.ts';
+import { auditDecision, CHAT_ORIGIN, refusedAttemptEntry } from './audit.ts';
 import { applyEdit, termsRow, unseenEditRefusal, type ApprovalEdit } from './edit.ts';
 import { approversOf, grantMadeOf, grantRefusal, makeGrant, type GrantMade } from './grants.ts';
 import { writeReceipt } from './receipt.ts';
@@ -103,6 +104,9 @@ export async function decideApprovals(
   return outcome;
 }
 
+/** Front doors whose decisions go through the approval service, which audits their refusals itself. */
+const SERVICE_CHANNELS = new Set(['v1', 'link', 'inbox']);
+
 /**
  * The pre-check of a decision turn (issue 26): the refusal its decision step would fail the turn
  * with (404, 403, 409: attemptRefusal), thrown before the turn is submitted, as the v1 API does, so
@@ -110,14 +114,27 @@ export async function decideApprovals(
  * past its expiry (that turn records the expiry); otherwise the turn answers as it always did.
  * `deciderId`: who decides (the v1 caller, else the user submitting).
  */
-export async function precheckDecision(db: Queryable, attempt: { conversationId: string; approvalId: string | null; action: DecisionAction; deciderId: string; now: Date }): Promise<void> {
+export async function precheckDecision(db: Queryable, attempt: { conversationId: string; approvalId: string | null; action: DecisionAction; deciderId: string; now: Date; origin?: DecisionOrigin }): Promise<void> {
   const { decider, pending } = await readDecisionAttempt(db, attempt);
   const target = pending.length === 1 ? pending[0] : null;
   if (!target || target.expiresAt.getTime() <= attempt.now.getTime()) return;
   if (!decider || target.requesterTenant === null) throw new AirlockError('FORBIDDEN', 'Only a known user may decide an approval.');
   const terms = termsAt(target.terms, target.escalate, target.createdAt, attempt.now);
-  const refusal = attemptRefusal(terms, decider, { id: target.requestedBy, tenant: target.requesterTenant }, attempt.action === 'confirm' ? 'approve' : 'deny', target.decisions);
-  if (refusal) throw new AirlockError(refusal.code, refusal.message);
+  const decision = attempt.action === 'confirm' ? 'approve' : 'deny';
+  const refusal = attemptRefusal(terms, decider, { id: target.requestedBy, tenant: target.requesterTenant }, decision, target.decisions);
+  if (!refusal) return;
+  // Refused before any run: audited here for the doors that submit straight to the engine (/chat,
+  // AG-UI, MCP); v1, links and the inbox audit their own refusals (service.ts), once.
+  const error = new AirlockError(refusal.code, refusal.message);
+  const origin = attempt.origin ?? CHAT_ORIGIN;
+  if (SERVICE_CHANNELS.has(channelOf(origin))) throw error;
+  await insertAudit(db, refusedAttemptEntry({
+    actor: { serviceActor: origin.serviceActor ?? null, userId: decider.id, username: decider.username, role: decider.role },
+    approvalId: target.id, decision, path: origin.path, channel: channelOf(origin), reason: null, error,
+    // One they may not see is named by its id only.
+    seen: refusal.code === 'APPROVAL_NOT_FOUND' ? null : { tool: target.tool, requestedBy: target.requestedBy, conversationId: attempt.conversationId },
+  }));
+  throw error;
 }
 
 /**

@@ -12,7 +12,8 @@
  * @module
  */
 import { hashJson } from '../canonical-json.ts';
-import { insertAudit, type AuditOutcome } from '../db/audit.ts';
+import { insertAudit } from '../db/audit.ts';
+import { refusedAttemptEntry } from './audit.ts';
 import { getApprovalRecord, listDuePending, type ApprovalRecord } from '../db/approval-records.ts';
 import type { Pool } from '../db/index.ts';
 import type { UserRole } from '../auth/index.ts';
@@ -75,8 +76,6 @@ const attemptPath = (id: string, decision: Decision, channel: DecisionChannel): 
   channel === 'link' ? `/api/agent/v1/approve/[redacted]/${decision}` : `/api/agent/v1/approvals/${id}/${decision}`;
 
 /** A refused attempt's audit outcome by its HTTP status (anything else: `error`). */
-const REFUSAL_OUTCOMES: Record<number, AuditOutcome> = { 400: 'invalid', 401: 'unauthorized', 403: 'denied', 404: 'not_found', 409: 'conflict', 410: 'conflict' };
-
 /** Pure: the request_id of one decider's attempt; the same decider retrying replays it. */
 export const deciderRequestId = (approvalId: string, decision: Decision, deciderId: string): string => `v1-decide:${approvalId}:${decision}:${deciderId}`;
 
@@ -256,25 +255,13 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
    * expired, another approver's, a changed action).
    */
   async function auditRefused([caller, id, decision, reason, channel = 'v1']: Parameters<typeof decideAttempt>, error: unknown): Promise<void> {
-    const status = isAirlockError(error) ? error.status : 500;
     const found = isAirlockError(error) && error.code === 'APPROVAL_NOT_FOUND' ? null : await getApprovalRecord(pool, id);
     const record = found && canDecide(caller, { tenant: found.requesterTenant, requestedBy: found.requestedBy, terms: termsNow(found) }) ? found : null;
-    await insertAudit(pool, {
-      serviceActor: caller.serviceClientId ?? null,
-      userId: caller.userId,
-      username: caller.username,
-      userRole: caller.role,
-      operation: `approval.${decision}`,
-      method: 'POST',
-      path: attemptPath(id, decision, channel),
-      arguments: { approval_id: id, ...(record ? { tool: record.tool, requested_by: record.requestedBy } : {}), reason, channel },
-      outcome: REFUSAL_OUTCOMES[status] ?? 'error',
-      statusCode: status,
-      errorCode: isAirlockError(error) ? error.code : 'INTERNAL',
-      toolCallId: null,
-      conversationId: record?.conversationId ?? null,
-      durationMs: null,
-    });
+    await insertAudit(pool, refusedAttemptEntry({
+      actor: { serviceActor: caller.serviceClientId ?? null, userId: caller.userId, username: caller.username, role: caller.role },
+      approvalId: id, decision, path: attemptPath(id, decision, channel), channel, reason, error,
+      seen: record ? { tool: record.tool, requestedBy: record.requestedBy, conversationId: record.conversationId } : null,
+    }));
   }
 
   /**

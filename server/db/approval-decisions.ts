@@ -74,6 +74,7 @@ export async function findPerson(q: Queryable, userId: string): Promise<{ id: st
 /** One pending approval as a decider's attempt is checked against (approvals/approvers.ts attemptRefusal). */
 export interface AttemptTarget {
   id: string;
+  tool: string;
   requestedBy: string;
   /** Null: the requester is no user any more. */
   requesterTenant: string | null;
@@ -96,11 +97,11 @@ export async function readDecisionAttempt(
 ): Promise<{ decider: { id: string; username: string; role: string; tenant: string } | null; pending: AttemptTarget[] }> {
   if (!/^[0-9a-f-]{36}$/i.test(a.conversationId) || (a.approvalId !== null && !/^[0-9a-f-]{36}$/i.test(a.approvalId))) return { decider: null, pending: [] };
   const { rows } = await q.query<{
-    id: string | null; created_at: Date; expires_at: Date; requested_by: string; requester_tenant: string | null; approvals_required: number; approver_roles: string[]; approver_users: string[]; distinct_from_requester: boolean;
+    id: string | null; tool: string; created_at: Date; expires_at: Date; requested_by: string; requester_tenant: string | null; approvals_required: number; approver_roles: string[]; approver_users: string[]; distinct_from_requester: boolean;
     escalate_after_s: number | null; escalate_roles: string[] | null;
     decisions: Array<{ user_id: string; decision: DecisionKind }>; me_id: string | null; me_username: string; me_role: string; me_tenant: string;
   }>(
-    `SELECT a.id, a.created_at, a.expires_at, a.requested_by, req.tenant AS requester_tenant, a.approvals_required, a.approver_roles, a.approver_users, a.distinct_from_requester,
+    `SELECT a.id, a.tool, a.created_at, a.expires_at, a.requested_by, req.tenant AS requester_tenant, a.approvals_required, a.approver_roles, a.approver_users, a.distinct_from_requester,
             a.escalate_after_s, a.escalate_roles,
             (SELECT coalesce(json_agg(json_build_object('user_id', d.user_id, 'decision', d.decision)), '[]'::json) FROM approval_decisions d WHERE d.approval_id = a.id) AS decisions,
             me.id::text AS me_id, me.username AS me_username, me.role AS me_role, me.tenant AS me_tenant
@@ -115,7 +116,7 @@ export async function readDecisionAttempt(
   return {
     decider: me ? { id: me.me_id!, username: me.me_username, role: me.me_role, tenant: me.me_tenant } : null,
     pending: rows.filter((r) => r.id).map((r) => ({
-      id: r.id!, requestedBy: r.requested_by, requesterTenant: r.requester_tenant,
+      id: r.id!, tool: r.tool, requestedBy: r.requested_by, requesterTenant: r.requester_tenant,
       terms: { required: r.approvals_required, roles: r.approver_roles, users: r.approver_users, distinctFromRequester: r.distinct_from_requester },
       escalate: r.escalate_after_s ? { afterS: r.escalate_after_s, roles: r.escalate_roles ?? [] } : null,
       createdAt: r.created_at,

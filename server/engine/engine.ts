@@ -192,7 +192,7 @@ async function submit(env: { pool: Pool; files: FileStorage; opener: TurnOpener;
   // A decision that will be refused is refused now, before any run (issue 26): the same check as
   // the v1 API's. Not an expiry's (decided by nobody: decidedBy null).
   if (input.conversationId && isDecision(input.action) && input.decidedBy !== null) {
-    await precheckDecision(env.pool, { conversationId: input.conversationId, approvalId: input.approvalId, action: input.action, deciderId: input.decidedBy ?? user.userId, now: env.now() });
+    await precheckDecision(env.pool, { conversationId: input.conversationId, approvalId: input.approvalId, action: input.action, deciderId: input.decidedBy ?? user.userId, now: env.now(), origin: input.origin });
   }
   const runId = randomUUID();
   const fresh = !input.conversationId;

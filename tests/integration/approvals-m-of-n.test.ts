@@ -182,6 +182,11 @@ describe('a /chat decision that will be refused is refused before its turn', () 
     const unseen = await collect(viewer.submit('/chat', { message: 'confirm', conversation_id: asked.conversation_id, action: 'confirm', approval_id: asked.approval_id }));
     expect(unseen.final!.metadata).toMatchObject({ type: 'error', code: 'APPROVAL_NOT_FOUND' });
     expect(await runs()).toBe(before);
+    // Each refused attempt through /chat has its own audit row too (issue 36 item 7), as v1's do.
+    expect(await refusedRows(asked.approval_id)).toEqual([
+      { username: 'admin', operation: 'approval.approve', outcome: 'denied', status_code: 403, error_code: 'FORBIDDEN', path: '/chat', channel: 'chat' },
+      { username: 'viewer', operation: 'approval.approve', outcome: 'not_found', status_code: 404, error_code: 'APPROVAL_NOT_FOUND', path: '/chat', channel: 'chat' },
+    ]);
     // The two other admins complete it: the conversation was left intact, the deploy runs once.
     expect((await decide('admin2', asked.approval_id, 'approve')).body).toMatchObject({ status: 'pending' });
     expect((await decide('admin3', asked.approval_id, 'approve')).body).toMatchObject({ status: 'approved' });

@@ -11,9 +11,10 @@ import type { BaseEvent } from '@ag-ui/core';
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chat, collect, connectChat, login, type Turn, type WireMessage } from '../helpers/chat-client.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startModelGate, type ModelGate } from '../helpers/model-gate.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestDatabase } from '../helpers/database.ts';
+import { startGatedChat, type GatedChat } from '../helpers/gated-chat.ts';
+import type { ModelGate } from '../helpers/model-gate.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { streamCompletion, v1 } from './v1-support.ts';
 
 let db: TestDatabase;
@@ -22,20 +23,13 @@ let server: TestServer;
 let token: string;
 let client: Client;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  gate = await startModelGate();
-  server = await startTestServer({ db, env: { OPENAI_BASE_URL: gate.url, OPENAI_API_KEY: 'offline', OPENAI_MAX_RETRIES: '0', MAX_QUEUED_INPUTS: '5' } });
-  token = await login(server.url, 'admin');
-  client = await connectChat(server.url, token);
-});
+let gated: GatedChat;
 
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-  await gate?.close();
-  await db?.drop();
+beforeAll(async () => {
+  gated = await startGatedChat({ MAX_QUEUED_INPUTS: '5' });
+  ({ db, gate, server, token, client } = gated);
 });
+afterAll(() => gated?.close());
 
 /** A /chat call with a request id, its first message apart from its end. */
 function send(text: string, conversationId: string, requestId: string, action = '') {

@@ -8,9 +8,10 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@gradio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, connectChat, login } from '../helpers/chat-client.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startModelGate, type ModelGate } from '../helpers/model-gate.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestDatabase } from '../helpers/database.ts';
+import { startGatedChat, type GatedChat } from '../helpers/gated-chat.ts';
+import type { ModelGate } from '../helpers/model-gate.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { readSse, type SseFrame } from '../helpers/sse.ts';
 
 const LONG = 'tell me about yourself and what you can help me with today in detail';
@@ -21,19 +22,13 @@ let server: TestServer;
 let token: string;
 let client: Client;
 
+let gated: GatedChat;
+
 beforeAll(async () => {
-  db = await createTestDatabase();
-  gate = await startModelGate();
-  server = await startTestServer({ db, env: { OPENAI_BASE_URL: gate.url, OPENAI_API_KEY: 'offline', OPENAI_MAX_RETRIES: '0', EVENTS_HEARTBEAT_MS: '60000' } });
-  token = await login(server.url, 'admin');
-  client = await connectChat(server.url, token);
+  gated = await startGatedChat({ EVENTS_HEARTBEAT_MS: '60000' });
+  ({ db, gate, server, token, client } = gated);
 });
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-  await gate?.close();
-  await db?.drop();
-});
+afterAll(() => gated?.close());
 
 const auth = () => ({ authorization: `Bearer ${token}` });
 const submit = (text: string, conversationId: string) => client.submit('/chat', { message: { text, files: [] }, conversation_id: conversationId, request_id: randomUUID() });
