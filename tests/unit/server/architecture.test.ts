@@ -180,7 +180,6 @@ const OVERSIZED: Record<string, string> = {
   'server/approvals/decide.ts': 'the decision core under the row lock; issue 40 item 1 (one door) reshapes it',
   'server/db/approvals.ts': "the approvals table's one module (CONTRACTS §0: one module per table)",
   'server/config.ts': 'every setting read and checked in one place (ARCHITECTURE: config.ts); the single sign-on settings (issue 39) took it past 300, and they are the first to move to a file of their own',
-  'server/approvals/service.ts': 'the decision service with its pre-checks and refusal audit; issue 40 item 1 (one door: decide(request), one pre-check for every front end) splits it',
 };
 const MAX_LINES = 300;
 
